@@ -1,0 +1,156 @@
+"""The WSGI application: one callable owning the database, settings, map and resources.
+
+Request walk: language root → route match → authentication → one connection (and,
+for writes, one transaction) → responder → JSON. Every exception leaves through
+``_error_response`` as a WordPress JSON error.
+"""
+
+from __future__ import annotations
+
+import logging
+import typing as t
+
+import peewee
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
+from werkzeug.routing import Map, MapAdapter
+from werkzeug.wrappers import Response
+
+from . import models
+from .auth import authenticate
+from .db import connect_database, request_scope
+from .errors import RestError, no_route
+from .http import Request, collect_params, json_response
+from .models import User
+from .resources.base import Call, NotBuilt, Resource
+from .resources.events import Events
+from .routes import ROUTES, build_url_map
+from .settings import DEFAULT_LANGUAGE, LANGUAGES, Settings
+from .wire.urls import Urls
+
+if t.TYPE_CHECKING:  # pragma: no cover
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+
+log = logging.getLogger("calendar_rest")
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: a write that loses a race on a unique key is retried this many times
+WRITE_ATTEMPTS = 3
+
+
+class Application:
+    """The WSGI callable. Build it with :func:`create_app`."""
+
+    def __init__(self, database: peewee.Database, settings: Settings) -> None:
+        self.database = database
+        self.settings = settings
+        self.url_map: Map = build_url_map()
+        self.resources: dict[str, Resource] = {
+            "events": Events(settings),
+        }
+        for spec in ROUTES:
+            self.resources.setdefault(spec.resource, NotBuilt(settings))
+
+    def __call__(
+        self, environ: WSGIEnvironment, start_response: StartResponse
+    ) -> t.Iterable[bytes]:
+        return self.wsgi_app(environ, start_response)
+
+    def wsgi_app(
+        self, environ: WSGIEnvironment, start_response: StartResponse
+    ) -> t.Iterable[bytes]:
+        language = split_language_root(environ)
+        request = Request(environ)
+        request.max_content_length = self.settings.max_body_bytes
+        request.language = language
+        response = self.dispatch_request(request)
+        return response(environ, start_response)
+
+    def dispatch_request(self, request: Request) -> Response:
+        try:
+            return self._dispatch(request)
+        except RestError as exc:
+            return _error_response(exc)
+        except Exception:  # noqa: BLE001 - the last line of defence must catch all
+            log.exception("unhandled error on %s %s", request.method, request.path)
+            return _error_response(RestError("rest_internal_error", 500))
+
+    def _dispatch(self, request: Request) -> Response:
+        adapter = self.url_map.bind_to_environ(request.environ)
+        endpoint, values = _match(adapter, request)
+        resource_name, shape = endpoint.split(".")
+        responder = self.resources[resource_name].responder(request.method, shape)
+        if responder is None:
+            raise no_route()
+        write = request.method in WRITE_METHODS
+        urls = self.urls_for(request)
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                with request_scope(self.database, write=write):
+                    user = authenticate(request.headers.get("Authorization"))
+                    params = collect_params(request)
+                    language = self.language_of(request, params)
+                    call = Call(request, user, params, urls, language)
+                    return responder(call, **values)
+            except peewee.IntegrityError:
+                if not write or attempt == WRITE_ATTEMPTS:
+                    log.warning("write conflict on %s %s", request.method, request.path)
+                    raise RestError("rest_conflict", 409) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def urls_for(self, request: Request) -> Urls:
+        site = self.settings.site_url or request.host_url.rstrip("/") + request.script_root
+        if (
+            request.language != DEFAULT_LANGUAGE
+            and request.script_root.endswith(f"/{request.language}")
+            and not self.settings.site_url
+        ):
+            site = site[: -len(request.language) - 1]
+        prefix = "" if request.language == DEFAULT_LANGUAGE else f"/{request.language}"
+        return Urls(site.rstrip("/"), prefix)
+
+    @staticmethod
+    def language_of(request: Request, params: dict[str, t.Any]) -> str:
+        wanted = params.get("i18n_language")
+        return wanted if wanted in LANGUAGES else request.language
+
+
+def split_language_root(environ: WSGIEnvironment) -> str:
+    """Serve ``/fr/...`` as the French root: move ``/fr`` from PATH_INFO to SCRIPT_NAME,
+    the way ``DispatcherMiddleware`` mounts an app."""
+    path = environ.get("PATH_INFO", "")
+    for language in LANGUAGES:
+        prefix = f"/{language}"
+        if language != DEFAULT_LANGUAGE and (path == prefix or path.startswith(prefix + "/")):
+            environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
+            environ["PATH_INFO"] = path[len(prefix) :]
+            return language
+    return DEFAULT_LANGUAGE
+
+
+def _match(adapter: MapAdapter, request: Request) -> tuple[str, dict[str, t.Any]]:
+    """Match with the trailing slash ignored; wrong paths and methods are both 404."""
+    path = request.path
+    if len(path) > 1 and path.endswith("/"):
+        path = path.rstrip("/") or "/"
+    try:
+        endpoint, values = adapter.match(path, method=request.method)
+    except (NotFound, MethodNotAllowed):
+        raise no_route() from None
+    except HTTPException:
+        raise no_route() from None
+    return str(endpoint), values
+
+
+def _error_response(error: RestError) -> Response:
+    return json_response(error.body(), status=error.status, headers=error.headers.items())
+
+
+def create_app(database_url: str | None = None, **settings: t.Any) -> Application:
+    """Build the WSGI app for ``database_url`` (else ``$CALENDAR_REST_DATABASE_URL``,
+    else ``sqlite:///calendar.db``); keyword arguments override :class:`Settings`."""
+    resolved = Settings.build(database_url, **settings)
+    database = connect_database(resolved.database_url)
+    models.bind_models(database)
+    return Application(database, resolved)
+
+
+__all__ = ["Application", "create_app", "User"]

@@ -1,0 +1,41 @@
+"""Registry of error codes and their human-readable messages (TEC's ``Messages.php``).
+
+Resources refer to codes, never to literal sentences; texts are marked with ``N_`` so
+message catalogs can be extracted from this one module.
+"""
+
+from __future__ import annotations
+
+
+def N_(message: str) -> str:
+    """Mark a string for translation without translating it here."""
+    return message
+
+
+MESSAGES: dict[str, str] = {
+    # WordPress core
+    "rest_no_route": N_("No route was found matching the URL and request method."),
+    "rest_missing_callback_param": N_("Missing parameter(s): %s"),
+    "rest_invalid_param": N_("Invalid parameter(s): %s"),
+    "rest_invalid_json": N_("Invalid JSON body passed."),
+    "rest_forbidden": N_("Sorry, you are not allowed to do that."),
+    "rest_payload_too_large": N_("The request body is too large."),
+    "rest_internal_error": N_("The server encountered an unexpected error."),
+    "rest_conflict": N_("The request conflicted with a concurrent change; retry it."),
+    "incorrect_password": N_("The provided password is an invalid application password."),
+    "invalid_username": N_("Unknown username. Check again or try your email address."),
+    "rest_invalid_namespace": N_("The specified namespace could not be found."),
+    # TEC events
+    "rest-event-not-found": N_("Event with ID %d does not exist."),
+    "rest-invalid-event-id": N_("The specified ID is not a valid event."),
+    "event-no-longer-available": N_("This event is no longer available"),
+    "event-not-accessible": N_("The requested event is not accessible"),
+    "event-password-protected": N_("The requested event is not accessible without a password"),
+    "event-archive-page-not-found": N_("The requested event archive page does not exist"),
+    "event-is-in-trash": N_("The event is already trashed"),
+    "could-not-delete-event": N_("The event could not be deleted"),
+    "could-not-update-event": N_("The event could not be updated"),
+    "invalid-linked-post-id": N_("The provided linked post ID is not valid"),
+    "could-not-create-venue": N_("The venue could not be created from the provided data"),
+    "could-not-create-organizer": N_("The organizer could not be created from the provided data"),
+}

@@ -1,0 +1,215 @@
+"""Peewee models for every stored record, declared without a database.
+
+``bind_models`` attaches them to the app's database (one database per process, the
+Peewee way). Post-like records (events, venues, organizers) share ``PostModel``:
+status, author, slug (unique per type), language, password and the WordPress pair of
+local/UTC publication and modification times. Event start/end are kept both as the
+event's local wall time (what the wire shows) and as UTC (what filters and ordering use).
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+import peewee as pw
+
+POST_STATUSES = ("publish", "future", "draft", "pending", "private", "trash")
+PUBLISHED_STATUSES = ("publish", "future")
+UNPUBLISHED_STATUSES = ("draft", "pending")
+ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
+TAXONOMY_CATEGORY = "calendar_events_cat"
+TAXONOMY_TAG = "post_tag"
+
+
+class BaseModel(pw.Model):
+    class Meta:
+        legacy_table_names = False
+
+
+class User(BaseModel):
+    login = pw.CharField(max_length=60, unique=True)
+    email = pw.CharField(max_length=100, default="", index=True)
+    display_name = pw.CharField(max_length=250, default="")
+    role = pw.CharField(max_length=20)
+    registered = pw.DateTimeField()
+
+
+class ApplicationPassword(BaseModel):
+    """A generated API secret; only its salted hash is stored."""
+
+    user = pw.ForeignKeyField(User, backref="application_passwords", on_delete="CASCADE")
+    name = pw.CharField(max_length=100, default="")
+    salt = pw.CharField(max_length=64)
+    password_hash = pw.CharField(max_length=128)
+    created = pw.DateTimeField()
+
+
+class Attachment(BaseModel):
+    """A featured image: an uploaded or referenced picture with its metadata."""
+
+    url = pw.CharField(max_length=700, index=True)
+    extension = pw.CharField(max_length=10, default="")
+    width = pw.IntegerField(null=True)
+    height = pw.IntegerField(null=True)
+    author = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    created = pw.DateTimeField()
+
+
+class PostModel(BaseModel):
+    """Columns every post-like record has (WordPress's posts table, typed)."""
+
+    author = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    status = pw.CharField(max_length=20, default="publish")
+    #: status before trashing, which decides who may still edit the trashed record
+    status_before_trash = pw.CharField(max_length=20, null=True)
+    slug = pw.CharField(max_length=200, unique=True)
+    title = pw.TextField()
+    description = pw.TextField(default="")
+    excerpt = pw.TextField(default="")
+    password = pw.CharField(max_length=255, default="")
+    language = pw.CharField(max_length=5, default="en")
+    #: id of the record this one translates (WPML's translation group), if any
+    translation_of = pw.IntegerField(null=True, index=True)
+    image = pw.ForeignKeyField(Attachment, null=True, on_delete="SET NULL")
+    date = pw.DateTimeField()
+    date_utc = pw.DateTimeField()
+    modified = pw.DateTimeField()
+    modified_utc = pw.DateTimeField()
+
+
+class Venue(PostModel):
+    address = pw.CharField(max_length=255, default="")
+    city = pw.CharField(max_length=255, default="")
+    country = pw.CharField(max_length=255, default="")
+    province = pw.CharField(max_length=255, default="")
+    state = pw.CharField(max_length=255, default="")
+    zip = pw.CharField(max_length=64, default="")
+    phone = pw.CharField(max_length=64, default="")
+    website = pw.CharField(max_length=700, default="")
+    stateprovince = pw.CharField(max_length=255, default="")
+    show_map = pw.BooleanField(default=True)
+    show_map_link = pw.BooleanField(default=True)
+    geo_lat = pw.DoubleField(null=True)
+    geo_lng = pw.DoubleField(null=True)
+
+    class Meta:
+        indexes = (
+            (("status", "date_utc"), False),
+            (("geo_lat", "geo_lng"), False),
+        )
+
+
+class Organizer(PostModel):
+    phone = pw.CharField(max_length=64, default="")
+    website = pw.CharField(max_length=700, default="")
+    email = pw.CharField(max_length=255, default="")
+
+    class Meta:
+        indexes = ((("status", "date_utc"), False),)
+
+
+class Event(PostModel):
+    start_local = pw.DateTimeField()
+    end_local = pw.DateTimeField()
+    start_utc = pw.DateTimeField()
+    end_utc = pw.DateTimeField()
+    timezone = pw.CharField(max_length=64)
+    all_day = pw.BooleanField(default=False)
+    #: raw cost strings as sent, JSON-encoded list; display form is derived on output
+    cost = pw.TextField(default="[]")
+    currency_symbol = pw.CharField(max_length=16, default="")
+    currency_position = pw.CharField(max_length=8, default="")
+    #: None means "never set": the wire then falls back to the permalink (TEC rule)
+    website = pw.CharField(max_length=700, null=True)
+    show_map = pw.BooleanField(default=False)
+    show_map_link = pw.BooleanField(default=False)
+    hide_from_listings = pw.BooleanField(default=False)
+    sticky = pw.BooleanField(default=False)
+    featured = pw.BooleanField(default=False)
+    ticketed = pw.BooleanField(default=False)
+    post_parent = pw.ForeignKeyField("self", null=True, on_delete="SET NULL", backref="children")
+    venue = pw.ForeignKeyField(Venue, null=True, on_delete="SET NULL", backref="events")
+
+    class Meta:
+        indexes = (
+            # The archive: visibility + window + order, start-date first for range scans.
+            (("hide_from_listings", "status", "start_utc", "id"), False),
+            (("start_utc", "id"), False),
+            (("end_utc",), False),
+            (("featured", "start_utc"), False),
+            (("language", "start_utc"), False),
+            (("author", "status"), False),
+        )
+
+
+class EventOrganizer(BaseModel):
+    """Ordered many-to-many link between events and organizers."""
+
+    event = pw.ForeignKeyField(Event, on_delete="CASCADE")
+    organizer = pw.ForeignKeyField(Organizer, on_delete="CASCADE")
+    position = pw.IntegerField(default=0)
+
+    class Meta:
+        primary_key = pw.CompositeKey("event", "organizer")
+        indexes = ((("organizer", "event"), False),)
+
+
+class Term(BaseModel):
+    """A category (hierarchical) or tag; WordPress's terms + term_taxonomy merged."""
+
+    taxonomy = pw.CharField(max_length=32)
+    name = pw.CharField(max_length=200)
+    slug = pw.CharField(max_length=200)
+    description = pw.TextField(default="")
+    parent = pw.ForeignKeyField("self", null=True, on_delete="SET NULL", backref="children")
+    #: published events carrying the term, maintained by every write that can change it
+    count = pw.IntegerField(default=0)
+    language = pw.CharField(max_length=5, default="en")
+    translation_of = pw.IntegerField(null=True, index=True)
+
+    class Meta:
+        indexes = (
+            (("taxonomy", "slug"), True),
+            (("taxonomy", "name"), False),
+            (("taxonomy", "parent"), False),
+        )
+
+
+class EventTerm(BaseModel):
+    """Ordered link between events and terms, indexed both ways for filters and embeds."""
+
+    event = pw.ForeignKeyField(Event, on_delete="CASCADE")
+    term = pw.ForeignKeyField(Term, on_delete="CASCADE")
+    position = pw.IntegerField(default=0)
+
+    class Meta:
+        primary_key = pw.CompositeKey("event", "term")
+        indexes = ((("term", "event"), False),)
+
+
+MODELS: tuple[type[BaseModel], ...] = (
+    User,
+    ApplicationPassword,
+    Attachment,
+    Venue,
+    Organizer,
+    Event,
+    EventOrganizer,
+    Term,
+    EventTerm,
+)
+
+
+def bind_models(database: pw.Database) -> None:
+    """Attach every model to ``database`` (one database per process)."""
+    database.bind(list(MODELS), bind_refs=False, bind_backrefs=False)
+
+
+def create_schema(database: pw.Database) -> None:
+    """Create missing tables and indexes; safe to run on an existing database."""
+    bind_models(database)
+    with database.connection_context():
+        database.create_tables(list(MODELS), safe=True)
+
+
+PostClass = t.Union[type[Event], type[Venue], type[Organizer]]

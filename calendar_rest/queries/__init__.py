@@ -1,0 +1,1 @@
+"""Read paths: visibility, look-ups by ID or slug, and batched loading of linked records."""

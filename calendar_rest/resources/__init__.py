@@ -1,0 +1,1 @@
+"""Resource classes: one per collection, responders named ``on_<method>[_<shape>]``."""

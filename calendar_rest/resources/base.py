@@ -1,0 +1,86 @@
+"""The resource base: responder lookup and the WordPress request pipeline helpers.
+
+A route's shape picks the responder suffix (``collection`` → ``on_get_collection``,
+``item`` → ``on_get``, ``by_slug`` → ``on_get_by_slug``); POST, PUT and PATCH on an
+item share ``on_post`` as TEC's EDITABLE does. A resource that lacks a responder
+simply has no such route: the dispatcher answers ``rest_no_route``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+from marshmallow import Schema, ValidationError
+from werkzeug.wrappers import Response
+
+from ..errors import InvalidParams, forbidden, missing_params
+from ..http import Request
+from ..models import User
+from ..schemas import MissingParams, validate
+from ..schemas.messages import ParamMessage
+from ..settings import Settings
+from ..wire.urls import Urls
+
+Responder = t.Callable[..., Response]
+SHAPE_SUFFIX = {"collection": "_collection", "item": "", "by_slug": "_by_slug", "index": ""}
+METHOD_VERB = {"GET": "get", "POST": "post", "PUT": "post", "PATCH": "post", "DELETE": "delete"}
+
+
+@dataclasses.dataclass
+class Call:
+    """One request as a responder sees it."""
+
+    request: Request
+    user: User | None
+    params: dict[str, t.Any]
+    urls: Urls
+    language: str
+
+
+class Resource:
+    """Base class; subclasses define responders and receive settings explicitly."""
+
+    #: True for resources whose routes exist in the contract but are not served yet
+    built: t.ClassVar[bool] = True
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def responder(self, method: str, shape: str) -> Responder | None:
+        if not self.built:
+            return None
+        name = f"on_{METHOD_VERB[method]}{SHAPE_SUFFIX[shape]}"
+        if shape == "collection" and method in ("PUT", "PATCH"):
+            return None  # only POST creates
+        return getattr(self, name, None)
+
+    @staticmethod
+    def load(schema: Schema, params: dict[str, t.Any]) -> dict[str, t.Any]:
+        """Validate like WordPress: 400 for missing, then 400 for invalid parameters."""
+        try:
+            return validate(schema, params)
+        except MissingParams as exc:
+            raise missing_params(exc.names) from None
+        except ValidationError as exc:
+            raise InvalidParams(_param_messages(exc.messages)) from None
+
+    @staticmethod
+    def require(allowed: bool, user: User | None) -> None:
+        """The permission step: 401 for anonymous callers, 403 for logged-in ones."""
+        if not allowed:
+            raise forbidden(user is not None)
+
+
+def _param_messages(messages: t.Any) -> dict[str, ParamMessage]:
+    result: dict[str, ParamMessage] = {}
+    for name, value in dict(messages).items():
+        first = value[0] if isinstance(value, list) and value else value
+        result[name] = first if isinstance(first, ParamMessage) else ParamMessage("invalid")
+    return result
+
+
+class NotBuilt(Resource):
+    """A resource of the contract that is not served yet: every route is ``rest_no_route``."""
+
+    built = False

@@ -1,0 +1,242 @@
+"""Event routes: TEC's ``Archive_Event``, ``Single_Event`` and ``Single_Event_Slug``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+import math
+import typing as t
+
+from werkzeug.wrappers import Response
+
+from ..dates import end_of_day, from_utc, resolve_timezone, start_of_day, to_utc
+from ..errors import RestError, invalid_param
+from ..http import json_response
+from ..models import Event, User
+from ..permissions import can_create, can_delete, can_edit, can_read, has_cap
+from ..queries.events import ArchiveWindow, archive_page, archive_query, event_by_id, event_by_slug
+from ..queries.related import load_related
+from ..repository.events import check_event_write, save_event, trash_event
+from ..repository.posts import WriteContext
+from ..schemas import (
+    EventArchiveArgs,
+    EventCreateArgs,
+    EventDeleteArgs,
+    EventReadArgs,
+    EventWriteArgs,
+)
+from ..wire.events import EventView, event_data
+from .base import Call, Resource
+
+
+class Events(Resource):
+    """``/events``, ``/events/{id}`` and ``/events/by-slug/{slug}``."""
+
+    # -- archive ---------------------------------------------------------------------
+
+    def on_get_collection(self, call: Call) -> Response:
+        args = self.load(EventArchiveArgs(), call.params)
+        page = args["page"]
+        per_page = min(
+            args.get("per_page", self.settings.default_per_page), self.settings.max_per_page
+        )
+        window = self.default_window()
+        query = archive_query(call.user, window)
+        total = query.count()
+        events = archive_page(query, page, per_page)
+        if not events and page > 1:
+            raise RestError("event-archive-page-not-found", 404)
+        related = load_related(events)
+        view = self.view(call)
+        items = [
+            event_data(event, related, view, redact=self.redacted(event, call, args))
+            for event in events
+        ]
+        total_pages = math.ceil(total / per_page) if total else 0
+        query_args = {
+            "page": str(page),
+            "per_page": str(per_page),
+            "start_date": _fmt(from_utc(window.start_utc, self.site_zone)),
+            "end_date": _fmt(from_utc(window.end_utc, self.site_zone)),
+            "status": "publish" if not has_cap(call.user, "edit_posts") else "any",
+        }
+        return self.archive_response("events", items, query_args, page, total, total_pages, call)
+
+    def archive_response(
+        self,
+        key: str,
+        items: list[dict[str, t.Any]],
+        query_args: dict[str, str],
+        page: int,
+        total: int,
+        total_pages: int,
+        call: Call,
+    ) -> Response:
+        """TEC's list wrapper, its total headers, WordPress's, and a ``Link`` header."""
+        body: dict[str, t.Any] = {key: items, "rest_url": call.urls.rest(f"{key}/", query_args)}
+        links = []
+        rest_args = {k: v for k, v in query_args.items() if k != "page"}
+        if page < total_pages:
+            body["next_rest_url"] = call.urls.rest(f"{key}/", {**rest_args, "page": str(page + 1)})
+            links.append(f'<{body["next_rest_url"]}>; rel="next"')
+        if 1 < page <= total_pages + 1 and total:
+            previous = dict(rest_args) if page == 2 else {**rest_args, "page": str(page - 1)}
+            body["previous_rest_url"] = call.urls.rest(f"{key}/", previous)
+            links.append(f'<{body["previous_rest_url"]}>; rel="prev"')
+        body["total"] = total
+        body["total_pages"] = total_pages
+        headers = [
+            ("X-TEC-Total", str(total)),
+            ("X-TEC-TotalPages", str(total_pages)),
+            ("X-WP-Total", str(total)),
+            ("X-WP-TotalPages", str(total_pages)),
+        ]
+        if links:
+            headers.append(("Link", ", ".join(links)))
+        return json_response(body, headers=headers)
+
+    def default_window(self) -> ArchiveWindow:
+        """TEC's default window: from the start of the site-local day of "yesterday
+        23:59 UTC" to the end of the day two years ahead."""
+        zone = self.site_zone
+        now_utc = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+        anchor = from_utc(
+            now_utc.replace(hour=23, minute=59, second=0, microsecond=0) - dt.timedelta(days=1),
+            zone,
+        )
+        start_local = start_of_day(anchor)
+        now_local = from_utc(now_utc, zone)
+        try:
+            later = now_local.replace(year=now_local.year + 2)
+        except ValueError:  # 29 February
+            later = now_local.replace(year=now_local.year + 2, day=28)
+        end_local = end_of_day(later)
+        return ArchiveWindow(to_utc(start_local, zone), to_utc(end_local, zone))
+
+    # -- single reads ----------------------------------------------------------------
+
+    def on_get(self, call: Call, id: int) -> Response:
+        args = self.load(EventReadArgs(), call.params)
+        return self.read(call, event_by_id(id), id, args)
+
+    def on_get_by_slug(self, call: Call, slug: str) -> Response:
+        params = {k: v for k, v in call.params.items() if k != "password"}
+        args = self.load(EventReadArgs(), params)
+        return self.read(call, self.by_slug(slug), 0, args)
+
+    def read(
+        self, call: Call, event: Event | None, event_id: int, args: dict[str, t.Any]
+    ) -> Response:
+        if event is None:
+            raise RestError("rest-event-not-found", 404, event_id)
+        if event.status == "trash":
+            raise RestError("event-no-longer-available", 403)
+        if not can_read(call.user, event):
+            raise RestError("event-not-accessible", 403)
+        if self.redacted(event, call, args):
+            raise RestError("event-password-protected", 403)
+        return json_response(self.represent(event, call, single=True))
+
+    # -- writes ----------------------------------------------------------------------
+
+    def on_post_collection(self, call: Call) -> Response:
+        args = self.load(EventCreateArgs(), call.params)
+        write = check_event_write(args, call.user)
+        self.require(can_create(call.user), call.user)
+        self.check_author_change(call.user, write.author)
+        event = save_event(write, self.write_context(call))
+        return json_response(self.represent(event, call), status=201)
+
+    def on_post(self, call: Call, id: int) -> Response:
+        return self.update(call, event_by_id(id), id, call.params)
+
+    def on_post_by_slug(self, call: Call, slug: str) -> Response:
+        params = {k: v for k, v in call.params.items() if k != "password"}
+        return self.update(call, self.by_slug(slug), 0, params)
+
+    def update(
+        self, call: Call, event: Event | None, event_id: int, params: dict[str, t.Any]
+    ) -> Response:
+        args = self.load(EventWriteArgs(), params)
+        write = check_event_write(args, call.user)
+        if event is None:
+            self.require(can_create(call.user), call.user)
+            raise RestError("rest-event-not-found", 404, event_id)
+        self.require(can_edit(call.user, event), call.user)
+        self.check_author_change(call.user, write.author, event)
+        event = save_event(write, self.write_context(call), event)
+        return json_response(self.represent(event, call))
+
+    def on_delete(self, call: Call, id: int) -> Response:
+        self.load(EventDeleteArgs(), call.params)
+        return self.delete(call, event_by_id(id), id)
+
+    def on_delete_by_slug(self, call: Call, slug: str) -> Response:
+        self.load(EventDeleteArgs(), call.params)
+        return self.delete(call, self.by_slug(slug), 0)
+
+    def delete(self, call: Call, event: Event | None, event_id: int) -> Response:
+        if event is None:
+            self.require(has_cap(call.user, "delete_posts"), call.user)
+            raise RestError("rest-event-not-found", 404, event_id)
+        self.require(can_delete(call.user, event), call.user)
+        if event.status == "trash":
+            raise RestError("event-is-in-trash", 410)
+        event = trash_event(event, self.write_context(call))
+        return json_response(self.represent(event, call))
+
+    # -- helpers ---------------------------------------------------------------------
+
+    @property
+    def site_zone(self) -> dt.tzinfo:
+        return resolve_timezone(self.settings.timezone)
+
+    @staticmethod
+    def by_slug(slug: str) -> Event:
+        """:raises InvalidParams: an unknown slug is a parameter error (TEC)."""
+        event = event_by_slug(slug)
+        if event is None:
+            raise invalid_param("slug")
+        return event
+
+    @staticmethod
+    def check_author_change(
+        user: User | None, author: User | None, event: Event | None = None
+    ) -> None:
+        """Writing in someone else's name needs ``edit_others_posts`` (WordPress core)."""
+        if author is None or user is None:
+            return
+        current = event.author_id if event is not None else user.id
+        if author.id != current and not has_cap(user, "edit_others_posts"):
+            raise RestError("rest_forbidden", 403)
+
+    @staticmethod
+    def redacted(event: Event, call: Call, args: dict[str, t.Any]) -> bool:
+        """Protected content is shown only with the right password, or to its editors
+        asking for ``context=edit``."""
+        if not event.password:
+            return False
+        given = args.get("password")
+        if given is not None and hmac.compare_digest(given.encode(), event.password.encode()):
+            return False
+        return not (args.get("context") == "edit" and can_edit(call.user, event))
+
+    def view(self, call: Call, *, single: bool = False) -> EventView:
+        return EventView(
+            urls=call.urls,
+            default_currency_symbol=self.settings.default_currency_symbol,
+            default_currency_code=self.settings.default_currency_code,
+            geolocation=self.settings.geolocation,
+            single=single,
+        )
+
+    def represent(self, event: Event, call: Call, *, single: bool = False) -> dict[str, t.Any]:
+        return event_data(event, load_related([event]), self.view(call, single=single))
+
+    def write_context(self, call: Call) -> WriteContext:
+        assert call.user is not None
+        return WriteContext(call.user, self.settings.timezone, call.language)
+
+
+def _fmt(value: dt.datetime) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S")

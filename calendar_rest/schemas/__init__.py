@@ -1,0 +1,73 @@
+"""Request validators, usable as a library without the web layer or a database.
+
+Only marshmallow and the standard library are imported here::
+
+    from calendar_rest.schemas import EventCreateArgs, validate
+
+    args = validate(EventCreateArgs(), {"title": "Jazz", "start_date": "tomorrow 8pm",
+                                        "end_date": "tomorrow 11pm"})
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from marshmallow import Schema, ValidationError
+
+from .events import (
+    EventArchiveArgs,
+    EventCreateArgs,
+    EventDeleteArgs,
+    EventReadArgs,
+    EventWriteArgs,
+)
+from .linked import OrganizerCreateArgs, OrganizerWriteArgs, VenueCreateArgs, VenueWriteArgs
+from .messages import ParamMessage
+
+__all__ = [
+    "EventArchiveArgs",
+    "EventCreateArgs",
+    "EventDeleteArgs",
+    "EventReadArgs",
+    "EventWriteArgs",
+    "OrganizerCreateArgs",
+    "OrganizerWriteArgs",
+    "VenueCreateArgs",
+    "VenueWriteArgs",
+    "MissingParams",
+    "ParamMessage",
+    "missing_required",
+    "validate",
+]
+
+
+class MissingParams(ValueError):
+    """Required parameters are absent; ``names`` lists them in declaration order."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__("Missing parameter(s): " + ", ".join(names))
+        self.names = names
+
+
+def missing_required(schema: Schema, params: t.Mapping[str, t.Any]) -> list[str]:
+    """Names of required fields that are absent or null, in declaration order."""
+    return [
+        field.data_key or name
+        for name, field in schema.load_fields.items()
+        if field.required and params.get(field.data_key or name) is None
+    ]
+
+
+def validate(schema: Schema, params: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """WordPress's two validation steps: required parameters first, then every value.
+
+    Null values count as absent, as ``isset()`` does in WordPress.
+
+    :raises MissingParams: when a required parameter is absent.
+    :raises marshmallow.ValidationError: with ``{param: [ParamMessage]}`` messages.
+    """
+    present = {key: value for key, value in params.items() if value is not None}
+    missing = missing_required(schema, present)
+    if missing:
+        raise MissingParams(missing)
+    return t.cast(dict[str, t.Any], schema.load(present))

@@ -1,0 +1,93 @@
+"""Argument sets of the event routes (TEC's ``Single_Event`` create/edit args).
+
+Field declaration order is the order parameters are documented and reported in.
+"""
+
+from __future__ import annotations
+
+from marshmallow import EXCLUDE, Schema
+
+from . import fields as f
+
+
+class EventWriteArgs(Schema):
+    """Every writable event field; nothing required (the edit routes)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    author = f.Integer(metadata={"description": "The event author ID"})
+    date = f.LooseDate(metadata={"description": "The event publication date"})
+    date_utc = f.LooseDate(metadata={"description": "The event publication date (UTC time zone)"})
+    title = f.String(metadata={"description": "The event title"})
+    description = f.String(metadata={"description": "The event description"})
+    slug = f.String(metadata={"description": "The event slug"})
+    excerpt = f.String(metadata={"description": "The event excerpt"})
+    status = f.Status(metadata={"description": "The event post status"})
+    timezone = f.Timezone(metadata={"description": "The event time zone"})
+    all_day = f.Boolean(metadata={"description": "Whether the event lasts the whole day or not"})
+    start_date = f.LooseDate(metadata={"description": "The event start date and time"})
+    end_date = f.LooseDate(metadata={"description": "The event end date and time"})
+    image = f.Raw(metadata={"description": "The event featured image ID or URL"})
+    cost = f.Raw(metadata={"description": "The event cost"})
+    website = f.Url(metadata={"description": "The event website URL"})
+    show_map = f.Boolean(metadata={"description": "Whether the event should show a map"})
+    show_map_link = f.Boolean(metadata={"description": "Whether the event should show a map link"})
+    hide_from_listings = f.Boolean(
+        metadata={"description": "Whether events should be hidden in the calendar view"}
+    )
+    sticky = f.Boolean(metadata={"description": "Whether the event should be sticky"})
+    featured = f.Boolean(metadata={"description": "Whether the event should be featured"})
+    categories = f.TermList(metadata={"description": "The event category ID or name"})
+    tags = f.TermList(metadata={"description": "The event tag ID or name"})
+    venue = f.Raw(metadata={"description": "The event venue ID or data"})
+    organizer = f.Raw(metadata={"description": "The event organizer IDs or data"})
+    ticketed = f.Boolean(metadata={"description": "Whether the event has tickets"})
+    post_parent = f.Integer(positive=True, metadata={"description": "The parent event ID"})
+    password = f.String(allow_empty=True, metadata={"description": "The event password"})
+    i18n_language = f.Language(metadata={"description": "The language of the request"})
+
+
+class EventCreateArgs(EventWriteArgs):
+    """Create: ``title``, ``start_date`` and ``end_date`` are required."""
+
+    title = f.String(required=True, metadata={"description": "The event title"})
+    start_date = f.LooseDate(
+        required=True, metadata={"description": "The event start date and time"}
+    )
+    end_date = f.LooseDate(required=True, metadata={"description": "The event end date and time"})
+
+
+class EventReadArgs(Schema):
+    """Single event reads (by ID; by slug has no ``password``)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    password = f.String(metadata={"description": "The event password"})
+    context = f.Choice(("view", "edit"), metadata={"description": "The request context"})
+    i18n_language = f.Language(metadata={"description": "The language of the request"})
+
+
+class EventDeleteArgs(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    password = f.String(allow_empty=True, metadata={"description": "The event password"})
+    i18n_language = f.Language(metadata={"description": "The language of the request"})
+
+
+class EventArchiveArgs(Schema):
+    """``GET /events``: paging for now; the archive filters arrive with the archive issue."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    page = f.Integer(
+        positive=True, load_default=1, metadata={"description": "The archive page to return"}
+    )
+    per_page = f.Integer(
+        positive=True, metadata={"description": "The number of events to return on each page"}
+    )
+    password = f.String(metadata={"description": "Password unlocking protected events"})
+    i18n_language = f.Language(metadata={"description": "The language of the request"})

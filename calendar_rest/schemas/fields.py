@@ -1,0 +1,247 @@
+"""marshmallow fields that read parameters the way WordPress validates them.
+
+Each field checks shape only (types, formats, enumerations); whether an ID exists is
+the web layer's business, because it needs the database.
+"""
+
+from __future__ import annotations
+
+import re
+import typing as t
+from urllib.parse import urlsplit
+
+from marshmallow import ValidationError, fields
+
+from ..dates import DateParseError, is_valid_timezone, parse_datetime
+from .messages import ParamMessage
+
+TRUE_STRINGS = frozenset({"true", "1"})
+FALSE_STRINGS = frozenset({"false", "0"})
+INT_RE = re.compile(r"^\s*-?\d+\s*$")
+LANGUAGES = ("en", "fr")
+WRITABLE_STATUSES = ("publish", "future", "draft", "pending", "private")
+
+
+class WPField(fields.Field):
+    """Base: raise ``ParamMessage`` errors that name the parameter, like WordPress."""
+
+    def fail(self, key: str, **kwargs: t.Any) -> ValidationError:
+        kwargs.setdefault("param", self.data_key or self.name)
+        return ValidationError(ParamMessage(key, **kwargs))
+
+
+class Boolean(WPField):
+    """true/false, 1/0 and their string forms (any case); anything else is refused."""
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in TRUE_STRINGS:
+                return True
+            if lowered in FALSE_STRINGS:
+                return False
+        raise self.fail("not_boolean")
+
+
+class Integer(WPField):
+    """An integer or a string of digits; ``positive`` also refuses zero and negatives."""
+
+    def __init__(self, *, positive: bool = False, **kwargs: t.Any) -> None:
+        super().__init__(**kwargs)
+        self.positive = positive
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> int:
+        number = to_int(value)
+        if number is None:
+            raise self.fail("not_integer")
+        if self.positive and number < 1:
+            raise self.fail("not_positive")
+        return number
+
+
+class Number(WPField):
+    """A float or a numeric string."""
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> float:
+        if isinstance(value, bool):
+            raise self.fail("not_number")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise self.fail("not_number") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise self.fail("not_number")
+        return number
+
+
+class String(WPField):
+    """A real string (a JSON number is not one); ``allow_empty=False`` refuses ""."""
+
+    def __init__(self, *, allow_empty: bool = False, max_length: int = 0, **kw: t.Any) -> None:
+        super().__init__(**kw)
+        self.allow_empty = allow_empty
+        self.max_length = max_length
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
+        if not isinstance(value, str):
+            raise self.fail("not_string")
+        if not self.allow_empty and not value.strip():
+            raise self.fail("empty")
+        if self.max_length and len(value) > self.max_length:
+            raise self.fail("invalid")
+        return value
+
+
+class Choice(String):
+    """One string out of a fixed set."""
+
+    def __init__(self, choices: t.Sequence[str], **kwargs: t.Any) -> None:
+        super().__init__(**kwargs)
+        self.choices = tuple(choices)
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
+        text = super()._deserialize(value, attr, data, **kw)
+        if text not in self.choices:
+            raise self.fail("not_one_of", choices=" and ".join(self.choices))
+        return text
+
+
+class Language(Choice):
+    def __init__(self, **kwargs: t.Any) -> None:
+        super().__init__(LANGUAGES, **kwargs)
+
+
+class Status(WPField):
+    """A post status a client may set (``trash`` only through DELETE)."""
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
+        if not isinstance(value, str) or value.strip() not in WRITABLE_STATUSES:
+            raise self.fail("bad_status")
+        return value.strip()
+
+
+class LooseDate(WPField):
+    """Anything ``dates.parse_datetime`` understands; the raw value is kept, because the
+    zone it is read in (the event's) is only known once every field is loaded."""
+
+    def _deserialize(
+        self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any
+    ) -> str | int | float:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.fail("bad_date")
+        try:
+            parse_datetime(value, UTC_ZONE)
+        except DateParseError:
+            raise self.fail("bad_date") from None
+        return value.strip() if isinstance(value, str) else value
+
+
+class Timezone(WPField):
+    """An IANA zone, a ``UTC+N`` offset string, or "" (meaning the site zone)."""
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
+        if not isinstance(value, str):
+            raise self.fail("not_string")
+        value = value.strip()
+        if value and not is_valid_timezone(value):
+            raise self.fail("bad_timezone")
+        return value
+
+
+class Url(WPField):
+    """An absolute http(s) URL, or "" to clear the field."""
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
+        if not isinstance(value, str):
+            raise self.fail("not_string")
+        value = value.strip()
+        if value and not is_url(value):
+            raise self.fail("bad_url")
+        return value
+
+
+class IdList(WPField):
+    """IDs as a JSON array, a PHP ``name[]`` array or a comma-separated string."""
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> list[int]:
+        ids = []
+        for item in split_list(value):
+            number = to_int(item)
+            if number is None or number < 1:
+                raise self.fail("invalid")
+            ids.append(number)
+        return ids
+
+
+class TermList(WPField):
+    """Terms by ID or by name/slug, as an array or CSV; ``[]`` and ``""`` mean none."""
+
+    def _deserialize(
+        self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any
+    ) -> list[int | str]:
+        terms: list[int | str] = []
+        for item in split_list(value):
+            if isinstance(item, dict):
+                raise self.fail("invalid")
+            number = to_int(item)
+            if number is not None:
+                terms.append(number)
+            elif isinstance(item, str) and item.strip():
+                terms.append(item.strip())
+        return terms
+
+
+class StringList(WPField):
+    """Strings as an array or CSV (``status=publish,draft`` or ``status[]=publish``)."""
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> list[str]:
+        items = [item for item in split_list(value) if item != ""]
+        if not all(isinstance(item, str) for item in items):
+            raise self.fail("invalid")
+        return [item.strip() for item in items]
+
+
+class Raw(fields.Raw):
+    """Any JSON value, validated later (e.g. ``cost``: a string, number or list)."""
+
+
+def to_int(value: t.Any) -> int | None:
+    """int for an int or a digit string; None for bools, floats and anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and INT_RE.match(value):
+        return int(value)
+    return None
+
+
+def split_list(value: t.Any) -> list[t.Any]:
+    """A list from a list, or from a CSV string with whitespace around items trimmed."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",")] if value.strip() else []
+    return [value]
+
+
+def is_url(value: str) -> bool:
+    """True for an absolute http(s) URL with a host (PHP's FILTER_VALIDATE_URL, roughly)."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and " " not in value
+
+
+def _utc_zone() -> t.Any:
+    from ..dates import resolve_timezone
+
+    return resolve_timezone("UTC")
+
+
+UTC_ZONE = _utc_zone()

@@ -1,0 +1,74 @@
+"""Validation messages that stay translatable after marshmallow has collected them.
+
+A ``ParamMessage`` is a ``str`` (English, ready to show to library users) that also
+remembers its template key and arguments, so the web layer can render it again in
+the request's language.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+
+def N_(message: str) -> str:
+    """Mark a string for translation without translating it here."""
+    return message
+
+
+PARAM_MESSAGES: dict[str, str] = {
+    "invalid": N_("Invalid parameter."),
+    "not_boolean": N_("%(param)s is not of type boolean."),
+    "not_integer": N_("%(param)s is not of type integer."),
+    "not_string": N_("%(param)s is not of type string."),
+    "not_number": N_("%(param)s is not of type number."),
+    "not_array": N_("%(param)s is not of type array."),
+    "not_object": N_("%(param)s is not of type object."),
+    "not_one_of": N_("%(param)s is not one of %(choices)s."),
+    "empty": N_("%(param)s must not be empty."),
+    "not_positive": N_("%(param)s must be a positive integer."),
+    "bad_date": N_("%(param)s is not a valid date."),
+    "bad_timezone": N_("%(param)s is not a valid time zone."),
+    "bad_url": N_("%(param)s is not a valid URL."),
+    "bad_status": N_("%(param)s is not a valid post status."),
+    "bad_latitude": N_("%(param)s must be a latitude between -90 and 90."),
+    "bad_longitude": N_("%(param)s must be a longitude between -180 and 180."),
+    "unknown_user": N_("%(param)s is not the ID of an existing user."),
+    "unknown_term": N_("%(param)s contains an unknown term: %(value)s."),
+    "unknown_linked": N_("%(param)s contains an ID that is not a valid record: %(value)s."),
+    "unknown_event": N_("%(param)s is not the ID of an existing event."),
+    "unknown_image": N_("%(param)s is not the ID of an existing image."),
+    "upload_forbidden": N_("Sorry, you are not allowed to add images by URL."),
+    "missing_name": N_("%(param)s needs a name to create a record."),
+    "status_forbidden": N_("%(param)s may only be publish for this user."),
+}
+
+Translate = t.Callable[[str], str]
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+class ParamMessage(str):
+    """An English validation message that can be re-rendered in another language."""
+
+    key: str
+    kwargs: dict[str, t.Any]
+
+    def __new__(cls, key: str, **kwargs: t.Any) -> ParamMessage:
+        text = PARAM_MESSAGES[key] % kwargs if kwargs else PARAM_MESSAGES[key]
+        message = super().__new__(cls, text)
+        message.key = key
+        message.kwargs = kwargs
+        return message
+
+    def render(self, translate: Translate = _identity) -> str:
+        template = translate(PARAM_MESSAGES[self.key])
+        return template % self.kwargs if self.kwargs else template
+
+    @property
+    def detail_code(self) -> str | None:
+        """WordPress reports type failures with a ``rest_invalid_type`` detail."""
+        if self.key.startswith("not_"):
+            return "rest_invalid_type"
+        return None if self.key == "invalid" else "rest_invalid_param"

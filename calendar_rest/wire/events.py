@@ -1,0 +1,189 @@
+"""The event representation (TEC's ``Post_Repository::get_event_data``), key for key."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+import orjson
+
+from ..cost import cost_representation
+from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
+from ..models import Attachment, Event, Organizer, Term, Venue
+from ..text import wpautop
+from .images import image_data
+from .json_ld import event_json_ld, organizer_json_ld, venue_json_ld
+from .linked import organizer_data, venue_data
+from .terms import embedded_term
+from .urls import Urls
+
+EMPTY_COST_DETAILS = {
+    "currency_symbol": "",
+    "currency_position": "",
+    "currency_code": "",
+    "values": [],
+}
+#: what a caller without the password sees instead of protected content (TEC §3.8)
+REDACTED: dict[str, t.Any] = {
+    "description": "",
+    "excerpt": "",
+    "image": False,
+    "all_day": None,
+    "cost": "",
+    "cost_details": EMPTY_COST_DETAILS,
+    "website": "",
+    "show_map": None,
+    "show_map_link": None,
+    "hide_from_listings": None,
+    "sticky": None,
+    "featured": None,
+    "categories": [],
+    "tags": [],
+    "venue": [],
+    "organizer": [],
+}
+
+
+@dataclasses.dataclass
+class Related:
+    """Everything events link to, fetched in batches for a whole page of events."""
+
+    venues: dict[int, Venue] = dataclasses.field(default_factory=dict)
+    organizers: dict[int, list[Organizer]] = dataclasses.field(default_factory=dict)
+    terms: dict[int, list[Term]] = dataclasses.field(default_factory=dict)
+    images: dict[int, Attachment] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class EventView:
+    """How to render: where links point, currency defaults, and whether this is a
+    single read (which adds JSON-LD)."""
+
+    urls: Urls
+    default_currency_symbol: str = "$"
+    default_currency_code: str = "USD"
+    geolocation: bool = True
+    single: bool = False
+
+
+def _dates(prefix: str, value: t.Any) -> dict[str, t.Any]:
+    return {prefix: format_datetime(value), f"{prefix}_details": date_details(value)}
+
+
+def event_data(
+    event: Event, related: Related, view: EventView, *, redact: bool = False
+) -> dict[str, t.Any]:
+    """One event as the wire shows it; ``redact`` hides password-protected content."""
+    urls = view.urls
+    permalink = urls.permalink("event", event.id, event.slug, event.status)
+    image = related.images.get(event.image_id) if event.image_id else None
+    cost, cost_details = cost_representation(
+        tuple(orjson.loads(event.cost)),
+        event.currency_symbol,
+        event.currency_position,
+        view.default_currency_symbol,
+    )
+    global_id = urls.global_id(event.id)
+    data: dict[str, t.Any] = {
+        "id": event.id,
+        "global_id": global_id,
+        "global_id_lineage": [global_id],
+        "author": str(event.author_id or ""),
+        "status": event.status,
+        "date": format_datetime(event.date),
+        "date_utc": format_datetime(event.date_utc),
+        "modified": format_datetime(event.modified),
+        "modified_utc": format_datetime(event.modified_utc),
+        "url": permalink,
+        "rest_url": urls.rest(f"events/{event.id}"),
+        "title": event.title,
+        "description": wpautop(event.description),
+        "excerpt": wpautop(event.excerpt),
+        "slug": event.slug,
+        "image": image_data(image),
+        "all_day": bool(event.all_day),
+        **_dates("start_date", event.start_local),
+        **_dates("end_date", event.end_local),
+        **_dates("utc_start_date", event.start_utc),
+        **_dates("utc_end_date", event.end_utc),
+        "timezone": event.timezone,
+        "timezone_abbr": timezone_abbr(event.timezone, event.start_local),
+        "cost": cost,
+        "cost_details": cost_details,
+        "website": permalink if event.website is None else event.website,
+        "show_map": bool(event.show_map),
+        "show_map_link": bool(event.show_map_link),
+        "hide_from_listings": bool(event.hide_from_listings),
+        "sticky": bool(event.sticky),
+        "featured": bool(event.featured),
+        "categories": [],
+        "tags": [],
+        "venue": [],
+        "organizer": [],
+    }
+    if redact:
+        data.update(REDACTED)
+        return data
+    _add_links(data, event, related, view)
+    if view.single:
+        data["json_ld"] = _json_ld(event, related, view, permalink, image, cost_details)
+    return data
+
+
+def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: EventView) -> None:
+    urls = view.urls
+    for term in related.terms.get(event.id, ()):
+        key = "tags" if term.taxonomy == "post_tag" else "categories"
+        data[key].append(embedded_term(term, urls))
+    venue = related.venues.get(event.venue_id) if event.venue_id else None
+    if venue is not None:
+        data["venue"] = venue_data(
+            venue,
+            urls,
+            related.images.get(venue.image_id) if venue.image_id else None,
+            single=view.single,
+            geolocation=view.geolocation,
+        )
+    data["organizer"] = [
+        organizer_data(
+            organizer,
+            urls,
+            related.images.get(organizer.image_id) if organizer.image_id else None,
+            single=view.single,
+        )
+        for organizer in related.organizers.get(event.id, ())
+    ]
+
+
+def _json_ld(
+    event: Event,
+    related: Related,
+    view: EventView,
+    permalink: str,
+    image: Attachment | None,
+    cost_details: dict[str, t.Any],
+) -> dict[str, t.Any]:
+    zone = resolve_timezone(event.timezone)
+    venue = related.venues.get(event.venue_id) if event.venue_id else None
+    values = [value for value in cost_details["values"] if _is_number(value)]
+    return event_json_ld(
+        event,
+        url=permalink,
+        start=iso8601(event.start_local, zone),
+        end=iso8601(event.end_local, zone),
+        image=image,
+        venue=venue_json_ld(venue, None, geolocation=view.geolocation) if venue else None,
+        organizers=[
+            organizer_json_ld(organizer, None) for organizer in related.organizers.get(event.id, ())
+        ],
+        price=values[0] if values else None,
+        currency_code=view.default_currency_code,
+    )
+
+
+def _is_number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,101 @@
+"""schema.org JSON-LD for single reads (TEC's ``Tribe__JSON_LD__*``), without its quirks:
+e-mails are not entity-scrambled and descriptions carry no stray ``\\n``."""
+
+from __future__ import annotations
+
+import typing as t
+
+from ..models import Attachment, Event, Organizer, Venue
+from ..text import json_ld_escape, wpautop
+
+
+def _description(record: Venue | Organizer | Event) -> str:
+    return json_ld_escape(wpautop(record.excerpt or record.description))
+
+
+def venue_json_ld(
+    venue: Venue, image: Attachment | None, *, geolocation: bool = True
+) -> dict[str, t.Any]:
+    data: dict[str, t.Any] = {
+        "@type": "Place",
+        "name": venue.title,
+        "description": _description(venue),
+    }
+    if image is not None:
+        data["image"] = image.url
+    data["url"] = ""
+    address = {
+        "@type": "PostalAddress",
+        "streetAddress": venue.address,
+        "addressLocality": venue.city,
+        "addressRegion": venue.state or venue.province,
+        "postalCode": venue.zip,
+        "addressCountry": venue.country,
+    }
+    data["address"] = {key: value for key, value in address.items() if value}
+    if geolocation and venue.geo_lat is not None and venue.geo_lng is not None:
+        data["geo"] = {
+            "@type": "GeoCoordinates",
+            "latitude": venue.geo_lat,
+            "longitude": venue.geo_lng,
+        }
+    data["telephone"] = venue.phone
+    data["sameAs"] = venue.website
+    return data
+
+
+def organizer_json_ld(organizer: Organizer, image: Attachment | None) -> dict[str, t.Any]:
+    data: dict[str, t.Any] = {
+        "@type": "Person",
+        "name": organizer.title,
+        "description": _description(organizer),
+    }
+    if image is not None:
+        data["image"] = image.url
+    data["url"] = organizer.website
+    data["telephone"] = organizer.phone
+    data["email"] = organizer.email
+    data["sameAs"] = organizer.website
+    return data
+
+
+def event_json_ld(
+    event: Event,
+    *,
+    url: str,
+    start: str,
+    end: str,
+    image: Attachment | None,
+    venue: dict[str, t.Any] | None,
+    organizers: list[dict[str, t.Any]],
+    price: str | None,
+    currency_code: str,
+) -> dict[str, t.Any]:
+    """The event's JSON-LD; ``venue``/``organizers`` are already-built JSON-LD parts."""
+    data: dict[str, t.Any] = {
+        "@context": "http://schema.org",
+        "@type": "Event",
+        "name": event.title,
+        "description": _description(event),
+    }
+    if image is not None:
+        data["image"] = image.url
+    data["url"] = url
+    data["eventAttendanceMode"] = "https://schema.org/OfflineEventAttendanceMode"
+    data["startDate"] = start
+    data["endDate"] = end
+    if venue is not None:
+        data["location"] = venue
+    if organizers:
+        data["organizer"] = organizers[0] if len(organizers) == 1 else organizers
+    if price is not None:
+        data["offers"] = {
+            "@type": "Offer",
+            "price": price,
+            "priceCurrency": currency_code,
+            "url": url,
+            "category": "primary",
+            "availability": "inStock",
+        }
+    data["performer"] = "Organization"
+    return data

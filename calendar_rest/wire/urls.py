@@ -1,0 +1,50 @@
+"""URLs that appear in bodies: permalinks, REST links and TEC's global IDs."""
+
+from __future__ import annotations
+
+import dataclasses
+from urllib.parse import urlencode, urlsplit
+
+from ..settings import NAMESPACE
+
+#: post type names in unpublished permalinks (TEC's, with ``calendar`` for ``tribe``)
+POST_TYPES = {
+    "event": "calendar_events",
+    "venue": "calendar_venue",
+    "organizer": "calendar_organizer",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Urls:
+    """Link builder for one request.
+
+    :param site: the site root as mounted, without a trailing slash
+        (``http://example.com/api``).
+    :param language_prefix: ``""`` or ``"/fr"`` for the French root.
+    """
+
+    site: str
+    language_prefix: str = ""
+
+    @property
+    def rest_base(self) -> str:
+        return f"{self.site}{self.language_prefix}/{NAMESPACE}"
+
+    def rest(self, path: str, query: dict[str, str] | None = None) -> str:
+        url = f"{self.rest_base}/{path.lstrip('/')}"
+        return f"{url}?{urlencode(query, safe=',:')}" if query else url
+
+    def permalink(self, kind: str, record_id: int, slug: str, status: str) -> str:
+        """Pretty permalink for public records, ``?post_type=…&p=ID`` for the rest."""
+        if status in ("publish", "private") and slug:
+            return f"{self.site}{self.language_prefix}/{kind}/{slug}/"
+        return f"{self.site}/?post_type={POST_TYPES[kind]}&p={record_id}"
+
+    def term_link(self, taxonomy_path: str, slug: str) -> str:
+        return f"{self.site}{self.language_prefix}/{taxonomy_path}/{slug}/"
+
+    def global_id(self, record_id: int) -> str:
+        """TEC's global ID: host and path of the site (no scheme, no port) + ``?id=``."""
+        parts = urlsplit(self.site)
+        return f"{parts.hostname or ''}{parts.path.rstrip('/')}?id={record_id}"
