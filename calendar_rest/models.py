@@ -9,8 +9,6 @@ event's local wall time (what the wire shows) and as UTC (what filters and order
 
 from __future__ import annotations
 
-import typing as t
-
 import peewee as pw
 
 POST_STATUSES = ("publish", "future", "draft", "pending", "private", "trash")
@@ -211,5 +209,3 @@ def create_schema(database: pw.Database) -> None:
     with database.connection_context():
         database.create_tables(list(MODELS), safe=True)
 
-
-PostClass = t.Union[type[Event], type[Venue], type[Organizer]]

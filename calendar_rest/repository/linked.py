@@ -46,7 +46,7 @@ class NewLinked:
     args: dict[str, t.Any]
 
 
-Linked = t.Union[PostModel, NewLinked]
+Linked = PostModel | NewLinked
 
 
 def _invalid(param: str, value: t.Any) -> InvalidParams:

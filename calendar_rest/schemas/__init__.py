@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typing as t
 
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema
 
 from .events import (
     EventArchiveArgs,

@@ -1,0 +1,199 @@
+"""Shared fixtures: the app on every reachable database backend, users per role, helpers.
+
+Backends come from ``CALENDAR_REST_TEST_BACKENDS`` (default ``sqlite,postgresql,mysql``).
+PostgreSQL and MariaDB/MySQL URLs default to the local servers and can be overridden
+with ``CALENDAR_REST_TEST_POSTGRES_URL`` / ``CALENDAR_REST_TEST_MYSQL_URL``; their test
+database is created when missing. An unreachable backend is skipped, unless
+``CALENDAR_REST_REQUIRE_BACKENDS=1`` (set by CI), where it is an error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+import typing as t
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import peewee
+import pytest
+from werkzeug.test import Client, TestResponse
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from calendar_rest import create_app  # noqa: E402
+from calendar_rest.app import Application  # noqa: E402
+from calendar_rest.auth import add_application_password, basic_header  # noqa: E402
+from calendar_rest.db import connect_database  # noqa: E402
+from calendar_rest.models import MODELS, ROLES, User, create_schema  # noqa: E402
+
+NS = "/calendar/events/v1"
+DEFAULT_URLS = {
+    "postgresql": "postgresql://postgres@127.0.0.1:5432/calendar_rest_test",
+    "mysql": "mysql://root@127.0.0.1:3306/calendar_rest_test",
+}
+ENV_URLS = {
+    "postgresql": "CALENDAR_REST_TEST_POSTGRES_URL",
+    "mysql": "CALENDAR_REST_TEST_MYSQL_URL",
+}
+
+
+def selected_backends() -> list[str]:
+    wanted = os.environ.get("CALENDAR_REST_TEST_BACKENDS", "sqlite,postgresql,mysql")
+    return [name.strip() for name in wanted.split(",") if name.strip()]
+
+
+def backends_required() -> bool:
+    return os.environ.get("CALENDAR_REST_REQUIRE_BACKENDS", "") not in ("", "0", "false")
+
+
+def _server_url(backend: str) -> str:
+    return os.environ.get(ENV_URLS[backend]) or DEFAULT_URLS[backend]
+
+
+def _ensure_database(backend: str, url: str) -> None:
+    """Create the test database on the server if it does not exist yet."""
+    name = urlsplit(url).path.lstrip("/")
+    admin_url = url.rsplit("/", 1)[0] + ("/postgres" if backend == "postgresql" else "/mysql")
+    admin = connect_database(admin_url)
+    with admin.connection_context():
+        if backend == "postgresql":
+            exists = admin.execute_sql(
+                "SELECT 1 FROM pg_database WHERE datname = %s", (name,)
+            ).fetchone()
+            if not exists:
+                admin.execute_sql(f'CREATE DATABASE "{name}"')
+        else:
+            admin.execute_sql(
+                f"CREATE DATABASE IF NOT EXISTS `{name}` "
+                "CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
+            )
+
+
+@pytest.fixture(scope="session", params=selected_backends())
+def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database URL per backend, its schema created once per session."""
+    backend = request.param
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'calendar.db'}"
+    else:
+        url = _server_url(backend)
+        try:
+            _ensure_database(backend, url)
+        except (peewee.OperationalError, peewee.DatabaseError, ImportError) as exc:
+            message = f"{backend} backend unreachable at {url}: {exc}"
+            if backends_required():
+                pytest.fail(message)
+            pytest.skip(message)
+    database = connect_database(url)
+    database.drop_tables(list(MODELS), safe=True) if backend != "sqlite" else None
+    create_schema(database)
+    database.close()
+    return url
+
+
+def _empty_tables(app: Application) -> None:
+    with app.database.connection_context():
+        for model in reversed(MODELS):
+            model.delete().execute()
+
+
+@pytest.fixture
+def app(database_url: str) -> t.Iterator[Application]:
+    application = create_app(database_url)
+    _empty_tables(application)
+    yield application
+    application.database.close()
+
+
+@pytest.fixture
+def backend(app: Application) -> str:
+    from calendar_rest.db import backend_name
+
+    return backend_name(app.database)
+
+
+class Api:
+    """A Werkzeug test client that knows the namespace and a password per role."""
+
+    def __init__(self, app: Application) -> None:
+        self.app = app
+        self.client = Client(app)
+        self.users: dict[str, User] = {}
+        self.passwords: dict[str, str] = {}
+
+    def add_user(self, login: str, role: str) -> User:
+        with self.app.database.connection_context():
+            user = User.create(
+                login=login, email=f"{login}@example.test", role=role,
+                registered=dt.datetime(2026, 1, 1),
+            )
+            self.passwords[login] = add_application_password(user)
+        self.users[login] = user
+        return user
+
+    def headers(self, login: str | None) -> dict[str, str]:
+        if login is None:
+            return {}
+        return {"Authorization": basic_header(login, self.passwords[login])}
+
+    def request(
+        self, method: str, path: str, as_: str | None = None, **kwargs: t.Any
+    ) -> TestResponse:
+        headers = {**self.headers(as_), **kwargs.pop("headers", {})}
+        url = path if path.startswith("/fr/") or path.startswith("http") else NS + path
+        return self.client.open(url, method=method, headers=headers, **kwargs)
+
+    def get(self, path: str, as_: str | None = None, **kw: t.Any) -> TestResponse:
+        return self.request("GET", path, as_, **kw)
+
+    def post(self, path: str, as_: str | None = None, **kw: t.Any) -> TestResponse:
+        return self.request("POST", path, as_, **kw)
+
+    def put(self, path: str, as_: str | None = None, **kw: t.Any) -> TestResponse:
+        return self.request("PUT", path, as_, **kw)
+
+    def patch(self, path: str, as_: str | None = None, **kw: t.Any) -> TestResponse:
+        return self.request("PATCH", path, as_, **kw)
+
+    def delete(self, path: str, as_: str | None = None, **kw: t.Any) -> TestResponse:
+        return self.request("DELETE", path, as_, **kw)
+
+    def create_event(self, as_: str = "administrator", **fields: t.Any) -> dict[str, t.Any]:
+        """Create an event (defaults: a title and a slot next month) and return its JSON."""
+        start = dt.datetime.now().replace(microsecond=0) + dt.timedelta(days=30)
+        payload = {
+            "title": "Test event",
+            "start_date": start.strftime("%Y-%m-%d 19:00:00"),
+            "end_date": start.strftime("%Y-%m-%d 21:00:00"),
+            **fields,
+        }
+        response = self.post("/events", as_, json=payload)
+        assert response.status_code == 201, response.get_data(as_text=True)
+        return t.cast(dict[str, t.Any], response.json)
+
+
+@pytest.fixture
+def api(app: Application) -> Api:
+    """The client, with one user per WordPress role named after the role, plus a second
+    contributor and author (``contributor2``, ``author2``) for ownership checks."""
+    client = Api(app)
+    for role in ROLES:
+        client.add_user(role, role)
+    client.add_user("contributor2", "contributor")
+    client.add_user("author2", "author")
+    return client
+
+
+def assert_wp_error(response: TestResponse, status: int, code: str) -> dict[str, t.Any]:
+    """The canonical error shape: ``{code, message, data: {status}}`` with that status."""
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.content_type == "application/json; charset=UTF-8"
+    body = response.json
+    assert isinstance(body, dict)
+    assert list(body)[:3] == ["code", "message", "data"], body
+    assert body["code"] == code, body
+    assert isinstance(body["message"], str) and body["message"]
+    assert body["data"]["status"] == status
+    return body
