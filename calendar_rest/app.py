@@ -8,6 +8,7 @@ for writes, one transaction) → responder → JSON. Every exception leaves thro
 from __future__ import annotations
 
 import logging
+import time
 import typing as t
 
 import peewee
@@ -21,9 +22,10 @@ from .db import connect_database, request_scope
 from .errors import RestError, no_route
 from .http import Request, collect_params, json_response
 from .models import User
+from .permissions import has_cap
 from .resources.base import Call, NotBuilt, Resource
 from .resources.events import Events
-from .routes import ROUTES, build_url_map
+from .routes import ROUTES, build_url_map, endpoint_name
 from .settings import DEFAULT_LANGUAGE, LANGUAGES, Settings
 from .wire.urls import Urls
 
@@ -31,9 +33,10 @@ if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 log = logging.getLogger("calendar_rest")
+ROUTE_SPECS = {endpoint_name(spec): spec for spec in ROUTES}
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: a write that loses a race on a unique key is retried this many times
-WRITE_ATTEMPTS = 3
+WRITE_ATTEMPTS = 5
 
 
 class Application:
@@ -89,11 +92,18 @@ class Application:
                     params = collect_params(request)
                     language = self.language_of(request, params)
                     call = Call(request, user, params, urls, language)
-                    return responder(call, **values)
-            except peewee.IntegrityError:
-                if not write or attempt == WRITE_ATTEMPTS:
-                    log.warning("write conflict on %s %s", request.method, request.path)
+                    response = responder(call, **values)
+                    response.headers["Allow"] = allowed_methods(endpoint, user)
+                    return response
+            except (peewee.IntegrityError, peewee.OperationalError) as exc:
+                # A concurrent writer won a unique-key race or a lock (MySQL deadlock,
+                # SQLite busy): the transaction was rolled back whole, so replay it.
+                if not write or not _is_transient(exc):
+                    raise
+                if attempt == WRITE_ATTEMPTS:
+                    log.warning("write conflict on %s %s: %s", request.method, request.path, exc)
                     raise RestError("rest_conflict", 409) from None
+                time.sleep(0.01 * attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def urls_for(self, request: Request) -> Urls:
@@ -111,6 +121,20 @@ class Application:
     def language_of(request: Request, params: dict[str, t.Any]) -> str:
         wanted = params.get("i18n_language")
         return wanted if wanted in LANGUAGES else request.language
+
+
+def allowed_methods(endpoint: str, user: User | None) -> str:
+    """WordPress's ``Allow`` header: the route's methods this user may call at all."""
+    spec = ROUTE_SPECS[endpoint]
+    allowed = []
+    for method in spec.methods:
+        if method == "GET":
+            allowed.append(method)
+        elif method == "DELETE" and has_cap(user, "delete_posts"):
+            allowed.append(method)
+        elif method != "DELETE" and has_cap(user, "edit_posts"):
+            allowed.append(method)
+    return ", ".join(allowed)
 
 
 def split_language_root(environ: WSGIEnvironment) -> str:
@@ -138,6 +162,14 @@ def _match(adapter: MapAdapter, request: Request) -> tuple[str, dict[str, t.Any]
     except HTTPException:
         raise no_route() from None
     return str(endpoint), values
+
+
+def _is_transient(exc: peewee.PeeweeException) -> bool:
+    """Unique-key races, deadlocks and lock time-outs: failures a replay can fix."""
+    if isinstance(exc, peewee.IntegrityError):
+        return True
+    text = str(exc).lower()
+    return any(sign in text for sign in ("deadlock", "lock wait", "database is locked", "1213"))
 
 
 def _error_response(error: RestError) -> Response:
