@@ -79,7 +79,7 @@ class Events(Resource):
         if page < total_pages:
             body["next_rest_url"] = call.urls.rest(f"{key}/", {**rest_args, "page": str(page + 1)})
             links.append(f'<{body["next_rest_url"]}>; rel="next"')
-        if 1 < page <= total_pages + 1 and total:
+        if page > 1:
             previous = dict(rest_args) if page == 2 else {**rest_args, "page": str(page - 1)}
             body["previous_rest_url"] = call.urls.rest(f"{key}/", previous)
             links.append(f'<{body["previous_rest_url"]}>; rel="prev"')

@@ -15,8 +15,6 @@ from .images import image_data
 from .json_ld import organizer_json_ld, venue_json_ld
 from .urls import Urls
 
-EMPTY = ("", None, False, [], {}, 0, "0")
-
 
 def _post_head(record: Venue | Organizer, kind: str, urls: Urls) -> dict[str, t.Any]:
     return {
@@ -36,7 +34,12 @@ def _drop_empty(data: dict[str, t.Any]) -> dict[str, t.Any]:
 
 
 def _is_empty(value: t.Any) -> bool:
-    return any(value is empty or (type(value) is type(empty) and value == empty) for empty in EMPTY)
+    """PHP's ``empty()``: "", "0", 0, 0.0, false, null, [] and {}."""
+    if value is None or value is False:
+        return True
+    if isinstance(value, (str, list, dict)):
+        return value in ("", "0") or not value
+    return isinstance(value, (int, float)) and value == 0
 
 
 def venue_data(
