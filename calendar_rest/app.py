@@ -72,6 +72,10 @@ class Application:
             return self._dispatch(request)
         except RestError as exc:
             return _error_response(exc)
+        except peewee.DataError:
+            # A value the database refused (out of range, too long): the client's input.
+            log.info("database refused a value on %s %s", request.method, request.path)
+            return _error_response(RestError("rest_invalid_param", 400, "body"))
         except Exception:  # noqa: BLE001 - the last line of defence must catch all
             log.exception("unhandled error on %s %s", request.method, request.path)
             return _error_response(RestError("rest_internal_error", 500))

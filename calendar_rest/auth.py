@@ -87,6 +87,8 @@ def parse_basic(header: str) -> tuple[str, str] | None:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         raise RestError("invalid_username", 401) from None
     login, sep, secret = decoded.partition(":")
+    if "\x00" in login:
+        raise RestError("invalid_username", 401)
     if not sep:
         raise RestError("incorrect_password", 401)
     return login, secret

@@ -18,9 +18,10 @@ EDIT = ("POST", "PUT", "PATCH")
 
 
 class SlugConverter(BaseConverter):
-    """``{slug}``: any non-empty text without a slash (TEC's ``[^/]+``)."""
+    """``{slug}``: any non-empty text without a slash (TEC's ``[^/]+``) or NUL, which
+    no database can compare."""
 
-    regex = r"[^/]+"
+    regex = r"[^/\x00]+"
 
 
 class RouteSpec(t.NamedTuple):

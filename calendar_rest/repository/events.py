@@ -31,6 +31,7 @@ from .posts import (
     unique_slug,
 )
 
+CURRENCY_SYMBOL_MAX = 16
 TEXT_FIELDS = ("title", "description", "excerpt")
 FLAG_FIELDS = (
     "all_day",
@@ -189,7 +190,10 @@ def _apply_cost(event: Event, write: EventWrite) -> None:
     if write.cost is None:
         return
     event.cost = orjson.dumps(list(write.cost)).decode()
-    event.currency_symbol, event.currency_position = infer_currency(write.cost)
+    symbol, position = infer_currency(write.cost)
+    if len(symbol) > CURRENCY_SYMBOL_MAX:
+        symbol, position = "", ""  # a phrase, not a currency sign
+    event.currency_symbol, event.currency_position = symbol, position
 
 
 def _apply_links(event: Event, write: EventWrite, ctx: WriteContext) -> set[int]:

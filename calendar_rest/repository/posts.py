@@ -14,7 +14,7 @@ from ..permissions import has_cap
 from ..schemas.fields import is_url, to_int
 from ..text import slugify
 
-MAX_SLUG = 190  # leaves room for "-NN" and "__trashed" within the 200-char column
+MAX_SLUG = 180  # leaves room for "-NNN" and "__trashed" within the 200-char column
 
 
 def utc_now() -> dt.datetime:

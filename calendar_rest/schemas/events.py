@@ -44,7 +44,9 @@ class EventWriteArgs(Schema):
     organizer = f.Raw(metadata={"description": "The event organizer IDs or data"})
     ticketed = f.Boolean(metadata={"description": "Whether the event has tickets"})
     post_parent = f.Integer(positive=True, metadata={"description": "The parent event ID"})
-    password = f.String(allow_empty=True, metadata={"description": "The event password"})
+    password = f.String(
+        allow_empty=True, max_length=255, metadata={"description": "The event password"}
+    )
     i18n_language = f.Language(metadata={"description": "The language of the request"})
 
 
@@ -73,7 +75,9 @@ class EventDeleteArgs(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    password = f.String(allow_empty=True, metadata={"description": "The event password"})
+    password = f.String(
+        allow_empty=True, max_length=255, metadata={"description": "The event password"}
+    )
     i18n_language = f.Language(metadata={"description": "The language of the request"})
 
 

@@ -17,8 +17,13 @@ from .messages import ParamMessage
 
 TRUE_STRINGS = frozenset({"true", "1"})
 FALSE_STRINGS = frozenset({"false", "0"})
-INT_RE = re.compile(r"^\s*-?\d+\s*$")
+INT_RE = re.compile(r"^\s*-?\d{1,10}\s*$")
+#: IDs and counters are 32-bit INTEGER columns on every backend
+MAX_INT = 2**31 - 1
+#: years a DATETIME column holds on every backend (MySQL starts at 1000)
+YEARS = range(1000, 9999)
 LANGUAGES = ("en", "fr")
+MAX_URL = 700
 WRITABLE_STATUSES = ("publish", "future", "draft", "pending", "private")
 
 
@@ -48,7 +53,8 @@ class Boolean(WPField):
 
 
 class Integer(WPField):
-    """An integer or a string of digits; ``positive`` also refuses zero and negatives."""
+    """A 32-bit integer or a string of digits; ``positive`` also refuses zero and
+    negatives."""
 
     def __init__(self, *, positive: bool = False, **kwargs: t.Any) -> None:
         super().__init__(**kwargs)
@@ -91,8 +97,8 @@ class String(WPField):
             raise self.fail("not_string")
         if not self.allow_empty and not value.strip():
             raise self.fail("empty")
-        if self.max_length and len(value) > self.max_length:
-            raise self.fail("invalid")
+        if (self.max_length and len(value) > self.max_length) or "\x00" in value:
+            raise self.fail("invalid")  # no database stores NUL; columns have limits
         return value
 
 
@@ -134,9 +140,11 @@ class LooseDate(WPField):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise self.fail("bad_date")
         try:
-            parse_datetime(value, UTC_ZONE)
-        except DateParseError:
+            parsed = parse_datetime(value, UTC_ZONE)
+        except (DateParseError, OverflowError, ValueError):
             raise self.fail("bad_date") from None
+        if parsed.year not in YEARS:
+            raise self.fail("bad_date")
         return value.strip() if isinstance(value, str) else value
 
 
@@ -159,7 +167,7 @@ class Url(WPField):
         if not isinstance(value, str):
             raise self.fail("not_string")
         value = value.strip()
-        if value and not is_url(value):
+        if value and (not is_url(value) or len(value) > MAX_URL):
             raise self.fail("bad_url")
         return value
 
@@ -185,7 +193,7 @@ class TermList(WPField):
     ) -> list[int | str]:
         terms: list[int | str] = []
         for item in split_list(value):
-            if isinstance(item, dict):
+            if isinstance(item, (dict, list)) or (isinstance(item, str) and "\x00" in item):
                 raise self.fail("invalid")
             number = to_int(item)
             if number is not None:
@@ -200,7 +208,7 @@ class StringList(WPField):
 
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> list[str]:
         items = [item for item in split_list(value) if item != ""]
-        if not all(isinstance(item, str) for item in items):
+        if not all(isinstance(item, str) and "\x00" not in item for item in items):
             raise self.fail("invalid")
         return [item.strip() for item in items]
 
@@ -214,10 +222,12 @@ def to_int(value: t.Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, str) and INT_RE.match(value):
-        return int(value)
-    return None
+        number = value
+    elif isinstance(value, str) and INT_RE.match(value):
+        number = int(value)
+    else:
+        return None
+    return number if -MAX_INT <= number <= MAX_INT else None
 
 
 def split_list(value: t.Any) -> list[t.Any]:
@@ -235,7 +245,11 @@ def is_url(value: str) -> bool:
         parts = urlsplit(value)
     except ValueError:
         return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and " " not in value
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and not any(char.isspace() or char == "\x00" for char in value)
+    )
 
 
 def _utc_zone() -> t.Any:

@@ -7,6 +7,11 @@ from marshmallow import EXCLUDE, Schema
 from . import fields as f
 
 
+def _text(description: str, max_length: int) -> f.String:
+    """An optional text column: may be "" (clears it), at most ``max_length`` long."""
+    return f.String(allow_empty=True, max_length=max_length, metadata={"description": description})
+
+
 class LinkedPostArgs(Schema):
     class Meta:
         unknown = EXCLUDE
@@ -26,16 +31,14 @@ class VenueWriteArgs(LinkedPostArgs):
     show_map_link = f.Boolean(
         metadata={"description": "Whether events linked to the venue should show a map link"}
     )
-    address = f.String(allow_empty=True, metadata={"description": "The venue address"})
-    city = f.String(allow_empty=True, metadata={"description": "The venue city"})
-    country = f.String(allow_empty=True, metadata={"description": "The venue country"})
-    province = f.String(allow_empty=True, metadata={"description": "The venue province"})
-    state = f.String(allow_empty=True, metadata={"description": "The venue state"})
-    zip = f.String(allow_empty=True, metadata={"description": "The venue ZIP code"})
-    phone = f.String(allow_empty=True, metadata={"description": "The venue phone number"})
-    stateprovince = f.String(
-        allow_empty=True, metadata={"description": "The venue state and province"}
-    )
+    address = _text("The venue address", 255)
+    city = _text("The venue city", 255)
+    country = _text("The venue country", 255)
+    province = _text("The venue province", 255)
+    state = _text("The venue state", 255)
+    zip = _text("The venue ZIP code", 64)
+    phone = _text("The venue phone number", 64)
+    stateprovince = _text("The venue state and province", 255)
     website = f.Url(metadata={"description": "The venue website URL"})
     image = f.Raw(metadata={"description": "The venue featured image ID or URL"})
     geo_lat = f.Number(metadata={"description": "The venue latitude"})
@@ -51,9 +54,9 @@ class OrganizerWriteArgs(LinkedPostArgs):
     organizer = f.String(metadata={"description": "The organizer name"})
     description = f.String(allow_empty=True, metadata={"description": "The organizer description"})
     status = f.Status(metadata={"description": "The organizer post status"})
-    phone = f.String(allow_empty=True, metadata={"description": "The organizer phone number"})
+    phone = _text("The organizer phone number", 64)
     website = f.Url(metadata={"description": "The organizer website"})
-    email = f.String(allow_empty=True, metadata={"description": "The organizer e-mail address"})
+    email = _text("The organizer e-mail address", 255)
     image = f.Raw(metadata={"description": "The organizer featured image ID or URL"})
     i18n_language = f.Language(metadata={"description": "The language of the request"})
 
