@@ -60,6 +60,7 @@ class Application:
     def wsgi_app(
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> t.Iterable[bytes]:
+        models.bind_models(self.database)
         language = split_language_root(environ)
         request = Request(environ)
         request.max_content_length = self.settings.max_body_bytes

@@ -1,7 +1,7 @@
 """Peewee models for every stored record, declared without a database.
 
-``bind_models`` attaches them to the app's database (one database per process, the
-Peewee way). Post-like records (events, venues, organizers) share ``PostModel``:
+``bind_models`` attaches them to an app's database for the calling thread; each app
+rebinds at the start of every request it serves. Post-like records (events, venues, organizers) share ``PostModel``:
 status, author, slug (unique per type), language, password and the WordPress pair of
 local/UTC publication and modification times. Event start/end are kept both as the
 event's local wall time (what the wire shows) and as UTC (what filters and ordering use).
@@ -10,6 +10,7 @@ event's local wall time (what the wire shows) and as UTC (what filters and order
 from __future__ import annotations
 
 import peewee as pw
+from playhouse.shortcuts import ThreadSafeDatabaseMetadata
 
 POST_STATUSES = ("publish", "future", "draft", "pending", "private", "trash")
 PUBLISHED_STATUSES = ("publish", "future")
@@ -22,6 +23,9 @@ TAXONOMY_TAG = "post_tag"
 class BaseModel(pw.Model):
     class Meta:
         legacy_table_names = False
+        #: each thread binds the models to the database of the app it is serving, so
+        #: several apps (different databases) can live in one process
+        model_metadata_class = ThreadSafeDatabaseMetadata
 
 
 class User(BaseModel):
@@ -199,8 +203,9 @@ MODELS: tuple[type[BaseModel], ...] = (
 
 
 def bind_models(database: pw.Database) -> None:
-    """Attach every model to ``database`` (one database per process)."""
-    database.bind(list(MODELS), bind_refs=False, bind_backrefs=False)
+    """Attach every model to ``database`` for the calling thread (cheap when already so)."""
+    if User._meta.database is not database:
+        database.bind(list(MODELS), bind_refs=False, bind_backrefs=False)
 
 
 def create_schema(database: pw.Database) -> None:

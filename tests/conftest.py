@@ -26,7 +26,7 @@ from calendar_rest import create_app  # noqa: E402
 from calendar_rest.app import Application  # noqa: E402
 from calendar_rest.auth import add_application_password, basic_header  # noqa: E402
 from calendar_rest.db import connect_database  # noqa: E402
-from calendar_rest.models import MODELS, ROLES, User, create_schema  # noqa: E402
+from calendar_rest.models import MODELS, ROLES, User, bind_models, create_schema  # noqa: E402
 
 NS = "/calendar/events/v1"
 DEFAULT_URLS = {
@@ -87,7 +87,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
                 pytest.fail(message)
             pytest.skip(message)
     database = connect_database(url)
-    database.drop_tables(list(MODELS), safe=True) if backend != "sqlite" else None
+    bind_models(database)
+    with database.connection_context():
+        database.drop_tables(list(MODELS), safe=True)  # a fresh schema for every run
     create_schema(database)
     database.close()
     return url
