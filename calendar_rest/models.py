@@ -1,10 +1,11 @@
 """Peewee models for every stored record, declared without a database.
 
 ``bind_models`` attaches them to an app's database for the calling thread; each app
-rebinds at the start of every request it serves. Post-like records (events, venues, organizers) share ``PostModel``:
-status, author, slug (unique per type), language, password and the WordPress pair of
-local/UTC publication and modification times. Event start/end are kept both as the
-event's local wall time (what the wire shows) and as UTC (what filters and ordering use).
+rebinds at the start of every request it serves. Post-like records (events, venues,
+organizers) share ``PostModel``: status, author, slug (unique per type), language,
+password and the WordPress pair of local/UTC publication and modification times.
+Event start/end are kept both as the event's local wall time (what the wire shows)
+and as UTC (what filters and ordering use).
 """
 
 from __future__ import annotations
