@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 from werkzeug.routing import Map, MapAdapter
 from werkzeug.wrappers import Response
 
-from . import models
+from . import models, state
 from .auth import authenticate
 from .db import connect_database, request_scope
 from .errors import RestError, no_route
@@ -98,6 +98,8 @@ class Application:
                     language = self.language_of(request, params)
                     call = Call(request, user, params, urls, language)
                     response = responder(call, **values)
+                    if write:
+                        state.bump_generation()
                     response.headers["Allow"] = allowed_methods(endpoint, user)
                     return response
             except (peewee.IntegrityError, peewee.OperationalError) as exc:

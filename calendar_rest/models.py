@@ -190,6 +190,32 @@ class EventTerm(BaseModel):
         indexes = ((("term", "event"), False),)
 
 
+class SearchWord(BaseModel):
+    """One folded word of a searchable record (see ``search.py``); ``kind`` is
+    ``e``vent, ``v``enue or ``o``rganizer."""
+
+    kind = pw.CharField(max_length=1)
+    word = pw.CharField(max_length=40)
+    record_id = pw.IntegerField()
+
+    class Meta:
+        primary_key = pw.CompositeKey("kind", "word", "record_id")
+        indexes = ((("kind", "record_id"), False),)
+
+
+class SiteState(BaseModel):
+    """Counters shared by every process on the database.
+
+    ``generation`` is bumped inside every write transaction, so any process can tell
+    in one indexed read whether what it cached is still current;
+    ``max_event_seconds`` bounds event durations, which turns "ends after X" into an
+    index range on the start date.
+    """
+
+    key = pw.CharField(max_length=32, primary_key=True)
+    value = pw.BigIntegerField(default=0)
+
+
 MODELS: tuple[type[BaseModel], ...] = (
     User,
     ApplicationPassword,
@@ -200,6 +226,8 @@ MODELS: tuple[type[BaseModel], ...] = (
     EventOrganizer,
     Term,
     EventTerm,
+    SearchWord,
+    SiteState,
 )
 
 
@@ -210,8 +238,11 @@ def bind_models(database: pw.Database) -> None:
 
 
 def create_schema(database: pw.Database) -> None:
-    """Create missing tables and indexes; safe to run on an existing database."""
+    """Create missing tables, indexes and counter rows; safe on an existing database."""
+    from .state import ensure_state_rows
+
     bind_models(database)
-    with database.connection_context():
+    with database.connection_context(), database.atomic():
         database.create_tables(list(MODELS), safe=True)
+        ensure_state_rows()
 

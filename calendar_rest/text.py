@@ -11,7 +11,7 @@ import html as _html
 import re
 import unicodedata
 
-__all__ = ["json_ld_escape", "slugify", "strip_tags", "wpautop"]
+__all__ = ["fold", "json_ld_escape", "slugify", "strip_tags", "wpautop"]
 
 _BLOCK_TAGS = (
     "p|div|ul|ol|li|table|h[1-6]|blockquote|pre|section|article|figure|hr|form|dl|address"
@@ -75,13 +75,17 @@ def slugify(text: str, max_length: int = 200) -> str:
     """
     if max_length < 1:
         raise ValueError("max_length must be at least 1")
-    text = _html.unescape(_TAG.sub("", text)).translate(_TRANSLITERATE)
-    decomposed = unicodedata.normalize("NFKD", text)
-    ascii_text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    ascii_text = _WHITESPACE.sub(" ", ascii_text).encode("ascii", "ignore").decode("ascii")
-    ascii_text = _SLUG_DISALLOWED.sub("", ascii_text.lower())
+    ascii_text = _SLUG_DISALLOWED.sub("", fold(_html.unescape(_TAG.sub("", text))))
     slug = _SLUG_SEPARATORS.sub("-", ascii_text).strip("-")
     return slug[:max_length].rstrip("-")
+
+
+def fold(text: str) -> str:
+    """Lower-case ASCII transliteration ("Café Crème" → "cafe creme"), the common form
+    of slugs and search words."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_TRANSLITERATE))
+    ascii_text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return _WHITESPACE.sub(" ", ascii_text).encode("ascii", "ignore").decode("ascii").lower()
 
 
 def strip_tags(html: str) -> str:

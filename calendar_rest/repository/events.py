@@ -13,12 +13,22 @@ import typing as t
 
 import orjson
 
+from .. import state
 from ..cost import infer_currency, normalise_cost_input
 from ..dates import end_of_day, parse_datetime, resolve_timezone, start_of_day, to_utc
 from ..errors import InvalidParams, invalid_param
-from ..models import TAXONOMY_CATEGORY, Attachment, Event, EventOrganizer, Organizer, Venue
+from ..models import (
+    TAXONOMY_CATEGORY,
+    Attachment,
+    Event,
+    EventOrganizer,
+    Organizer,
+    SearchWord,
+    Venue,
+)
 from ..permissions import scale_status
 from ..schemas.messages import ParamMessage
+from ..search import record_words, replace_words
 from . import linked, terms
 from .posts import (
     WriteContext,
@@ -150,11 +160,20 @@ def save_event(write: EventWrite, ctx: WriteContext, event: Event | None = None)
         wanted = args.get("slug") or event.title
         event.slug = unique_slug(Event, wanted, "event", exclude_id=event.id)
     event.save(force_insert=creating)
+    _index_event(event, args, creating)
     touched = _apply_links(event, write, ctx)
     if creating or old_status != event.status or touched:
         affected = terms.event_term_ids(event.id) | touched
         terms.refresh_term_counts(affected)
     return event
+
+
+def _index_event(event: Event, args: dict[str, t.Any], creating: bool) -> None:
+    """Keep the search words and the longest-duration bound in step with the row."""
+    state.note_event_seconds(int((event.end_utc - event.start_utc).total_seconds()))
+    if creating or any(field in args for field in TEXT_FIELDS):
+        words = record_words(event.title, event.excerpt, event.description)
+        replace_words(SearchWord, "e", event.id, words)
 
 
 def _apply_status(event: Event, args: dict[str, t.Any], ctx: WriteContext, creating: bool) -> None:
