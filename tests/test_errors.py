@@ -162,7 +162,10 @@ def test_the_app_keeps_serving_after_an_unexpected_exception(
 
 
 def test_the_french_root_serves_the_same_routes_with_french_urls(api: Api) -> None:
-    event = new_event(api)
+    english = new_event(api)
+    created = api.post(f"/fr{NS}/events", "administrator", json=BODY)
+    assert created.status_code == 201, created.get_data(as_text=True)
+    event = created.json
     listing = api.get(f"/fr{NS}/events")
     assert listing.status_code == 200, listing.get_data(as_text=True)
     assert f"/fr{NS}/" in listing.json["rest_url"]
@@ -170,6 +173,9 @@ def test_the_french_root_serves_the_same_routes_with_french_urls(api: Api) -> No
     assert listing.json["events"][0]["rest_url"] == f"http://localhost/fr{NS}/events/{event['id']}"
     single = api.get(f"/fr{NS}/events/{event['id']}")
     assert single.json["rest_url"] == f"http://localhost/fr{NS}/events/{event['id']}"
+    # lists hold the records of the root's language; single reads serve any language
+    assert [e["id"] for e in api.get("/events").json["events"]] == [english["id"]]
+    assert api.get(f"/fr{NS}/events/{english['id']}").status_code == 200
 
 
 def test_the_french_root_answers_errors_too(api: Api) -> None:

@@ -13,13 +13,17 @@ import peewee as pw
 from ..models import PostModel, User
 from ..permissions import has_cap
 
+LISTED_BY_DEFAULT = ["publish", "future", "draft", "pending", "private"]
 
-def listable(model: type[PostModel], user: User | None) -> pw.Expression:
-    """Condition for records ``user`` may see in a default listing (never trash)."""
-    published = model.status == "publish"
-    if user is None or not has_cap(user, "edit_posts"):
-        return published
-    if has_cap(user, "edit_others_posts"):
-        return model.status != "trash"
-    own = (model.author == user.id) & (model.status != "trash")
-    return published | own
+
+def listable(
+    model: type[PostModel], user: User | None, statuses: list[str] | None = None
+) -> pw.Expression:
+    """Records ``user`` may see in a listing, limited to ``statuses`` if given (a
+    status filter may ask for trash; the default never shows it)."""
+    if statuses is None:
+        statuses = ["publish"] if not has_cap(user, "edit_posts") else LISTED_BY_DEFAULT
+    condition = model.status.in_(statuses) if len(statuses) > 1 else model.status == statuses[0]
+    if user is None or has_cap(user, "edit_others_posts") or statuses == ["publish"]:
+        return condition
+    return condition & ((model.status == "publish") | (model.author == user.id))

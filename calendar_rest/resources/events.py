@@ -9,12 +9,13 @@ import typing as t
 
 from werkzeug.wrappers import Response
 
-from ..dates import end_of_day, from_utc, resolve_timezone, start_of_day, to_utc
+from ..dates import resolve_timezone
 from ..errors import RestError, invalid_param
 from ..http import json_response
 from ..models import Event, User
 from ..permissions import can_create, can_delete, can_edit, can_read, has_cap
-from ..queries.events import ArchiveWindow, archive_page, archive_query, event_by_id, event_by_slug
+from ..queries.archive import archive_page, archive_query, count
+from ..queries.events import event_by_id, event_by_slug
 from ..queries.related import load_related
 from ..repository.events import check_event_write, save_event, trash_event
 from ..repository.posts import WriteContext
@@ -27,6 +28,7 @@ from ..schemas import (
 )
 from ..wire.events import EventView, event_data
 from .base import Call, Resource
+from .event_archive import resolve_archive
 
 
 class Events(Resource):
@@ -36,13 +38,10 @@ class Events(Resource):
 
     def on_get_collection(self, call: Call) -> Response:
         args = self.load(EventArchiveArgs(), call.params)
-        page = args["page"]
-        per_page = min(
-            args.get("per_page", self.settings.default_per_page), self.settings.max_per_page
-        )
-        window = self.default_window()
-        query = archive_query(call.user, window)
-        total = query.count()
+        archive = resolve_archive(args, call.user, call.language, self.settings)
+        query = archive_query(archive.filters, call.user)
+        page, per_page = archive.page, archive.per_page
+        total = count(query)
         events = archive_page(query, page, per_page)
         if not events and page > 1:
             raise RestError("event-archive-page-not-found", 404)
@@ -53,14 +52,9 @@ class Events(Resource):
             for event in events
         ]
         total_pages = math.ceil(total / per_page) if total else 0
-        query_args = {
-            "page": str(page),
-            "per_page": str(per_page),
-            "start_date": _fmt(from_utc(window.start_utc, self.site_zone)),
-            "end_date": _fmt(from_utc(window.end_utc, self.site_zone)),
-            "status": "publish" if not has_cap(call.user, "edit_posts") else "any",
-        }
-        return self.archive_response("events", items, query_args, page, total, total_pages, call)
+        return self.archive_response(
+            "events", items, archive.echo, page, total, total_pages, call
+        )
 
     def archive_response(
         self,
@@ -94,24 +88,6 @@ class Events(Resource):
         if links:
             headers.append(("Link", ", ".join(links)))
         return json_response(body, headers=headers)
-
-    def default_window(self) -> ArchiveWindow:
-        """TEC's default window: from the start of the site-local day of "yesterday
-        23:59 UTC" to the end of the day two years ahead."""
-        zone = self.site_zone
-        now_utc = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-        anchor = from_utc(
-            now_utc.replace(hour=23, minute=59, second=0, microsecond=0) - dt.timedelta(days=1),
-            zone,
-        )
-        start_local = start_of_day(anchor)
-        now_local = from_utc(now_utc, zone)
-        try:
-            later = now_local.replace(year=now_local.year + 2)
-        except ValueError:  # 29 February
-            later = now_local.replace(year=now_local.year + 2, day=28)
-        end_local = end_of_day(later)
-        return ArchiveWindow(to_utc(start_local, zone), to_utc(end_local, zone))
 
     # -- single reads ----------------------------------------------------------------
 

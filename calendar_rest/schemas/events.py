@@ -82,7 +82,7 @@ class EventDeleteArgs(Schema):
 
 
 class EventArchiveArgs(Schema):
-    """``GET /events``: paging for now; the archive filters arrive with the archive issue."""
+    """``GET /events`` (TEC's ``Archive_Event::READ_args``), in SPEC order."""
 
     class Meta:
         unknown = EXCLUDE
@@ -93,5 +93,57 @@ class EventArchiveArgs(Schema):
     per_page = f.Integer(
         positive=True, metadata={"description": "The number of events to return on each page"}
     )
+    start_date = f.LooseDate(
+        metadata={"description": "Limit events to ones starting on or after the date"}
+    )
+    end_date = f.LooseDate(
+        metadata={"description": "Limit events to ones ending on or before the date"}
+    )
+    starts_before = f.LooseDate(
+        metadata={"description": "Limit events to ones starting before the date"}
+    )
+    starts_after = f.LooseDate(
+        metadata={"description": "Limit events to ones starting after the date"}
+    )
+    ends_before = f.LooseDate(
+        metadata={"description": "Limit events to ones ending before the date"}
+    )
+    ends_after = f.LooseDate(metadata={"description": "Limit events to ones ending after the date"})
+    strict_dates = f.Boolean(
+        words=True,
+        metadata={
+            "description": "Whether the dates are taken at the exact times given (true) or"
+            " as whole days (false)"
+        },
+    )
+    search = f.String(metadata={"description": "Events should contain every word of the string"})
+    categories = f.TermList(
+        metadata={"description": "Events should be assigned one of the categories (slugs or IDs)"}
+    )
+    tags = f.TermList(
+        metadata={"description": "Events should be assigned one of the tags (slugs or IDs)"}
+    )
+    venue = f.IdList(metadata={"description": "Events should be assigned one of the venue IDs"})
+    organizer = f.IdList(
+        metadata={"description": "Events should be assigned one of the organizer IDs"}
+    )
+    featured = f.Boolean(metadata={"description": "Events should be featured, or not"})
+    status = f.StringList(metadata={"description": "Events should have one of these statuses"})
+    geoloc = f.Boolean(
+        metadata={"description": "Events should have a venue with geolocation data"}
+    )
+    geoloc_lat = f.Number(
+        metadata={"description": "Latitude of the point events' venues should be near"}
+    )
+    geoloc_lng = f.Number(
+        metadata={"description": "Longitude of the point events' venues should be near"}
+    )
+    include = f.IdList(
+        metadata={"description": "Only these event IDs (array or CSV); date filters are ignored"}
+    )
+    post_parent = f.Integer(
+        positive=True, metadata={"description": "Events should be children of this event ID"}
+    )
+    ticketed = f.Boolean(metadata={"description": "Events should have tickets, or not"})
     password = f.String(metadata={"description": "Password unlocking protected events"})
     i18n_language = f.Language(metadata={"description": "The language of the request"})

@@ -36,7 +36,16 @@ class WPField(fields.Field):
 
 
 class Boolean(WPField):
-    """true/false, 1/0 and their string forms (any case); anything else is refused."""
+    """true/false, 1/0 and their string forms (any case); anything else is refused.
+
+    ``words=True`` also reads yes/no and on/off (TEC's truthy flags such as
+    ``strict_dates``).
+    """
+
+    def __init__(self, *, words: bool = False, **kwargs: t.Any) -> None:
+        super().__init__(**kwargs)
+        self.true_strings = TRUE_STRINGS | ({"yes", "on"} if words else set())
+        self.false_strings = FALSE_STRINGS | ({"no", "off"} if words else set())
 
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> bool:
         if isinstance(value, bool):
@@ -45,9 +54,9 @@ class Boolean(WPField):
             return bool(value)
         if isinstance(value, str):
             lowered = value.strip().lower()
-            if lowered in TRUE_STRINGS:
+            if lowered in self.true_strings:
                 return True
-            if lowered in FALSE_STRINGS:
+            if lowered in self.false_strings:
                 return False
         raise self.fail("not_boolean")
 

@@ -40,6 +40,8 @@ PARAM_MESSAGES: dict[str, str] = {
     "upload_forbidden": N_("Sorry, you are not allowed to add images by URL."),
     "missing_name": N_("%(param)s needs a name to create a record."),
     "status_forbidden": N_("%(param)s may only be publish for this user."),
+    "geoloc_disabled": N_("%(param)s: geolocation filters are disabled on this site."),
+    "geoloc_pair": N_("%(param)s must be sent together with %(other)s."),
 }
 
 Translate = t.Callable[[str], str]

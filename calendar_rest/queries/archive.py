@@ -1,0 +1,126 @@
+"""The events archive as SQL: every TEC filter, each one served by an index.
+
+Dates are compared on the UTC columns. Conditions that cannot use an index alone get
+an index-friendly companion: "ends before/after X" also bounds the start date (an
+event starts no later than it ends, and no earlier than its end minus the longest
+event on record), so every query is a range scan on ``start_utc``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import typing as t
+
+import peewee as pw
+
+from ..models import Event, EventOrganizer, EventTerm, SearchWord, User
+from ..search import prefix_range
+from .visibility import listable
+
+
+@dataclasses.dataclass
+class ArchiveFilters:
+    """Validated, resolved archive filters; every bound is naive UTC."""
+
+    language: str
+    start_min: dt.datetime | None = None  # start >= (start_date)
+    end_max: dt.datetime | None = None  # end <= (end_date)
+    starts_before: dt.datetime | None = None  # start < X
+    starts_after: dt.datetime | None = None  # start > X
+    ends_before: dt.datetime | None = None  # end < X
+    ends_after: dt.datetime | None = None  # end > X
+    search_words: list[str] = dataclasses.field(default_factory=list)
+    #: groups of term IDs: an event must carry one term of every group
+    term_groups: list[list[int]] = dataclasses.field(default_factory=list)
+    venues: list[int] | None = None
+    organizers: list[int] | None = None
+    featured: bool | None = None
+    ticketed: bool | None = None
+    statuses: list[str] | None = None
+    include: list[int] | None = None
+    post_parent: int | None = None
+    #: True: the venue must have coordinates; a list: the venue must be one of these
+    geo_venues: bool | list[int] | None = None
+    max_event_seconds: int = 0
+
+
+def archive_query(filters: ArchiveFilters, user: User | None) -> pw.ModelSelect:
+    """The filtered, unordered archive selection for ``user``."""
+    conditions: list[pw.Expression] = [
+        Event.hide_from_listings == False,  # noqa: E712 - SQL comparison
+        Event.language == filters.language,
+        listable(Event, user, filters.statuses),
+    ]
+    conditions += _date_conditions(filters)
+    conditions += _link_conditions(filters)
+    for word in filters.search_words:
+        low, high = prefix_range(word)
+        match = (SearchWord.kind == "e") & (SearchWord.word >= low)
+        if high is not None:
+            match &= SearchWord.word < high
+        conditions.append(Event.id.in_(SearchWord.select(SearchWord.record_id).where(match)))
+    for flag, value in (("featured", filters.featured), ("ticketed", filters.ticketed)):
+        if value is not None:
+            conditions.append(getattr(Event, flag) == value)
+    if filters.include is not None:
+        conditions.append(Event.id.in_(filters.include or [0]))
+    if filters.post_parent is not None:
+        conditions.append(Event.post_parent == filters.post_parent)
+    return Event.select().where(pw.reduce(pw.operator.and_, conditions))
+
+
+def _date_conditions(filters: ArchiveFilters) -> list[pw.Expression]:
+    conditions = []
+    slack = dt.timedelta(seconds=filters.max_event_seconds)
+    if filters.start_min is not None:
+        conditions.append(Event.start_utc >= filters.start_min)
+    if filters.end_max is not None:
+        conditions += [Event.end_utc <= filters.end_max, Event.start_utc <= filters.end_max]
+    if filters.starts_before is not None:
+        conditions.append(Event.start_utc < filters.starts_before)
+    if filters.starts_after is not None:
+        conditions.append(Event.start_utc > filters.starts_after)
+    if filters.ends_before is not None:
+        conditions += [Event.end_utc < filters.ends_before,
+                       Event.start_utc < filters.ends_before]
+    if filters.ends_after is not None:
+        conditions += [Event.end_utc > filters.ends_after,
+                       Event.start_utc > filters.ends_after - slack]
+    return conditions
+
+
+def _link_conditions(filters: ArchiveFilters) -> list[pw.Expression]:
+    conditions = []
+    for group in filters.term_groups:
+        conditions.append(pw.fn.EXISTS(
+            EventTerm.select(EventTerm.event).where(
+                (EventTerm.event == Event.id) & EventTerm.term.in_(group or [0]))
+        ))
+    if filters.venues is not None:
+        conditions.append(Event.venue.in_(filters.venues or [0]))
+    if filters.organizers is not None:
+        conditions.append(pw.fn.EXISTS(
+            EventOrganizer.select(EventOrganizer.event).where(
+                (EventOrganizer.event == Event.id)
+                & EventOrganizer.organizer.in_(filters.organizers or [0]))
+        ))
+    if filters.geo_venues is True:
+        from ..models import Venue
+
+        conditions.append(Event.venue.in_(
+            Venue.select(Venue.id).where(Venue.geo_lat.is_null(False)
+                                         & Venue.geo_lng.is_null(False))))
+    elif isinstance(filters.geo_venues, list):
+        conditions.append(Event.venue.in_(filters.geo_venues or [0]))
+    return conditions
+
+
+def archive_page(query: pw.ModelSelect, page: int, per_page: int) -> list[Event]:
+    """One page in TEC's order: start date, then ID."""
+    ordered = query.order_by(Event.start_utc, Event.id)
+    return list(ordered.limit(per_page).offset((page - 1) * per_page))
+
+
+def count(query: pw.ModelSelect) -> int:
+    return t.cast(int, query.count())
