@@ -146,4 +146,8 @@ class EventArchiveArgs(Schema):
     )
     ticketed = f.Boolean(metadata={"description": "Events should have tickets, or not"})
     password = f.String(metadata={"description": "Password unlocking protected events"})
+    context = f.Choice(
+        ("view", "edit"),
+        metadata={"description": "edit: show protected events in full to who may edit them"},
+    )
     i18n_language = f.Language(metadata={"description": "The language of the request"})
