@@ -7,7 +7,9 @@ for writes, one transaction) → responder → JSON. Every exception leaves thro
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import re
 import time
 import typing as t
 
@@ -18,10 +20,12 @@ from werkzeug.wrappers import Response
 
 from . import models, state
 from .auth import authenticate
+from .cache import CachedResponse, ResponseCache
+from .dates import resolve_timezone
 from .db import connect_database, request_scope
 from .errors import RestError, no_route
 from .http import Request, collect_params, json_response
-from .models import User
+from .models import SiteState, User
 from .permissions import has_cap
 from .resources.base import Call, NotBuilt, Resource
 from .resources.events import Events
@@ -45,6 +49,12 @@ class Application:
     def __init__(self, database: peewee.Database, settings: Settings) -> None:
         self.database = database
         self.settings = settings
+        self.site_zone = resolve_timezone(settings.timezone)
+        self.cache = ResponseCache(settings.cache_entries) if settings.cache_entries else None
+        models.bind_models(database)
+        self._generation_sql = (
+            SiteState.select(SiteState.value).where(SiteState.key == state.GENERATION).sql()
+        )
         self.url_map: Map = build_url_map()
         self.resources: dict[str, Resource] = {
             "events": Events(settings),
@@ -90,28 +100,73 @@ class Application:
             raise no_route()
         write = request.method in WRITE_METHODS
         urls = self.urls_for(request)
+        if not write:
+            with request_scope(self.database, write=False):
+                return self._read(request, responder, endpoint, values, urls)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
-                with request_scope(self.database, write=write):
+                with request_scope(self.database, write=True):
                     user = authenticate(request.headers.get("Authorization"))
-                    params = collect_params(request)
-                    language = self.language_of(request, params)
-                    call = Call(request, user, params, urls, language)
-                    response = responder(call, **values)
-                    if write:
-                        state.bump_generation()
-                    response.headers["Allow"] = allowed_methods(endpoint, user)
+                    response = self._respond(request, user, responder, endpoint, values, urls)
+                    state.bump_generation()
                     return response
             except (peewee.IntegrityError, peewee.OperationalError) as exc:
                 # A concurrent writer won a unique-key race or a lock (MySQL deadlock,
                 # SQLite busy): the transaction was rolled back whole, so replay it.
-                if not write or not _is_transient(exc):
+                if not _is_transient(exc):
                     raise
                 if attempt == WRITE_ATTEMPTS:
                     log.warning("write conflict on %s %s: %s", request.method, request.path, exc)
                     raise RestError("rest_conflict", 409) from None
                 time.sleep(0.01 * attempt)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _read(
+        self,
+        request: Request,
+        responder: t.Callable[..., Response],
+        endpoint: str,
+        values: dict[str, t.Any],
+        urls: Urls,
+    ) -> Response:
+        """A read, answered from the response cache while no write happened since."""
+        user = authenticate(request.headers.get("Authorization"))
+        if self.cache is None or not cacheable(request):
+            return self._respond(request, user, responder, endpoint, values, urls)
+        generation = self.generation()
+        key = (request.url, user.id if user else 0, self.site_today())
+        hit = self.cache.get(key, generation)
+        if hit is not None:
+            return Response(hit.body, status=hit.status, headers=list(hit.headers))
+        response = self._respond(request, user, responder, endpoint, values, urls)
+        if response.status_code == 200:
+            body = response.get_data()
+            self.cache.put(key, generation, CachedResponse(200, tuple(response.headers), body))
+        return response
+
+    def _respond(
+        self,
+        request: Request,
+        user: User | None,
+        responder: t.Callable[..., Response],
+        endpoint: str,
+        values: dict[str, t.Any],
+        urls: Urls,
+    ) -> Response:
+        params = collect_params(request)
+        call = Call(request, user, params, urls, self.language_of(request, params))
+        response = responder(call, **values)
+        response.headers["Allow"] = allowed_methods(endpoint, user)
+        return response
+
+    def generation(self) -> int:
+        """The database's write generation: one primary-key read with prepared SQL."""
+        row = self.database.execute_sql(*self._generation_sql).fetchone()
+        return int(row[0]) if row else 0
+
+    def site_today(self) -> dt.date:
+        """The site's current date: default windows and relative dates depend on it."""
+        return dt.datetime.now(self.site_zone).date()
 
     def urls_for(self, request: Request) -> Urls:
         site = self.settings.site_url or request.host_url.rstrip("/") + request.script_root
@@ -128,6 +183,21 @@ class Application:
     def language_of(request: Request, params: dict[str, t.Any]) -> str:
         wanted = params.get("i18n_language")
         return wanted if wanted in LANGUAGES else request.language
+
+
+#: date parameters whose natural-language values ("+1 hour") depend on the clock
+DATE_PARAMS = ("start_date", "end_date", "starts_before", "starts_after", "ends_before",
+               "ends_after")
+ABSOLUTE_DATE = re.compile(r"^[\d\s:T.+\-Z/]*$")
+
+
+def cacheable(request: Request) -> bool:
+    """GETs are cacheable unless a date parameter is relative to the current time."""
+    return all(
+        ABSOLUTE_DATE.match(value)
+        for name in DATE_PARAMS
+        for value in request.args.getlist(name)
+    )
 
 
 def allowed_methods(endpoint: str, user: User | None) -> str:

@@ -22,25 +22,33 @@ SQLITE_PRAGMAS = (
 )
 
 
+#: connections are pooled: opening one (and, on SQLite, running its pragmas) costs
+#: more than serving a cached response
+POOL_OPTIONS = {"max_connections": 64, "stale_timeout": 300, "timeout": 30}
+
+
 def connect_database(url: str) -> peewee.Database:
-    """Build (without opening) a Peewee database for a ``sqlite:///``, ``postgresql://``
-    or ``mysql://`` URL."""
-    scheme = urlsplit(url).scheme.split("+")[0]
+    """Build (without opening) a pooled Peewee database for a ``sqlite:///``,
+    ``postgresql://`` or ``mysql://`` URL."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.split("+")[0]
+    pooled = url.replace(f"{parts.scheme}://", f"{scheme}+pool://", 1)
     if scheme == "sqlite":
         if url.startswith("sqlite://") and not url.startswith("sqlite:///"):
             raise ValueError("SQLite URLs need three slashes: sqlite:///path/to/file.db")
         return db_url.connect(
-            url,
+            pooled,
             pragmas=dict(SQLITE_PRAGMAS),
             lock_type="IMMEDIATE",
             check_same_thread=False,
+            **POOL_OPTIONS,
         )
     if scheme == "mysql":
-        extra = dict(parse_qsl(urlsplit(url).query))
+        extra = dict(parse_qsl(parts.query))
         extra.setdefault("charset", "utf8mb4")
-        return db_url.connect(url, **extra)
+        return db_url.connect(pooled.split("?")[0], **POOL_OPTIONS, **extra)
     if scheme in ("postgres", "postgresql"):
-        return db_url.connect(url)
+        return db_url.connect(pooled, **POOL_OPTIONS)
     raise ValueError(f"unsupported database URL scheme {scheme!r}")
 
 
@@ -48,7 +56,7 @@ def backend_name(database: peewee.Database) -> str:
     """Short backend name: ``sqlite``, ``postgresql`` or ``mysql``."""
     if isinstance(database, peewee.SqliteDatabase):
         return "sqlite"
-    if isinstance(database, peewee.PostgresqlDatabase):
+    if isinstance(database, peewee.PostgresqlDatabase):  # pooled classes subclass these
         return "postgresql"
     return "mysql"
 

@@ -135,12 +135,19 @@ class Event(PostModel):
 
     class Meta:
         indexes = (
-            # The archive: visibility + window + order, start-date first for range scans.
-            (("hide_from_listings", "status", "start_utc", "id"), False),
+            # The archive: equality columns first, then the order (start, id); the
+            # trailing columns let counts and filters run on the index alone.
+            (
+                (
+                    "language", "hide_from_listings", "status", "start_utc", "id",
+                    "end_utc", "featured", "ticketed", "venue",
+                ),
+                False,
+            ),
             (("start_utc", "id"), False),
-            (("end_utc",), False),
+            (("venue", "start_utc"), False),
             (("featured", "start_utc"), False),
-            (("language", "start_utc"), False),
+            (("post_parent", "start_utc"), False),
             (("author", "status"), False),
         )
 

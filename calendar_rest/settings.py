@@ -38,6 +38,8 @@ class Settings:
     geolocation: bool = True
     geofence_radius: float = 25.0
     geofence_unit: str = "miles"
+    #: responses kept by the read cache (0 disables it); any write invalidates them all
+    cache_entries: int = 2048
 
     @classmethod
     def build(cls, database_url: str | None = None, **overrides: object) -> Settings:

@@ -27,6 +27,7 @@ from calendar_rest.app import Application  # noqa: E402
 from calendar_rest.auth import add_application_password, basic_header  # noqa: E402
 from calendar_rest.db import connect_database  # noqa: E402
 from calendar_rest.models import MODELS, ROLES, User, bind_models, create_schema  # noqa: E402
+from calendar_rest.state import ensure_state_rows  # noqa: E402
 
 NS = "/calendar/events/v1"
 DEFAULT_URLS = {
@@ -99,6 +100,7 @@ def _empty_tables(app: Application) -> None:
     with app.database.connection_context():
         for model in reversed(MODELS):
             model.delete().execute()
+        ensure_state_rows()
 
 
 @pytest.fixture
