@@ -106,10 +106,12 @@ class Application:
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
                 with request_scope(self.database, write=True):
-                    user = authenticate(request.headers.get("Authorization"))
-                    response = self._respond(request, user, responder, endpoint, values, urls)
+                    # First statement of every write: the row lock it takes queues
+                    # writers (as SQLite's IMMEDIATE does), so unique slugs are chosen
+                    # one writer at a time on every backend; a failure rolls it back.
                     state.bump_generation()
-                    return response
+                    user = authenticate(request.headers.get("Authorization"))
+                    return self._respond(request, user, responder, endpoint, values, urls)
             except (peewee.IntegrityError, peewee.OperationalError) as exc:
                 # A concurrent writer won a unique-key race or a lock (MySQL deadlock,
                 # SQLite busy): the transaction was rolled back whole, so replay it.

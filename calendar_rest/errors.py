@@ -58,9 +58,13 @@ class RestError(Exception):
 class InvalidParams(RestError):
     """400 ``rest_invalid_param`` aggregating every failing parameter, in order."""
 
-    def __init__(self, errors: dict[str, ParamMessage]) -> None:
+    def __init__(
+        self, errors: dict[str, ParamMessage], valid: dict[str, t.Any] | None = None
+    ) -> None:
         super().__init__("rest_invalid_param", 400, ", ".join(errors))
         self.errors = errors
+        #: the parameters that did validate, so later checks can still run on them
+        self.valid = valid or {}
 
     def body(self, translate: Translate = _identity) -> dict[str, t.Any]:
         params = {name: err.render(translate) for name, err in self.errors.items()}

@@ -7,8 +7,6 @@ import datetime as dt
 import typing as t
 from urllib.parse import urlsplit
 
-import peewee as pw
-
 from ..dates import from_utc, parse_datetime, resolve_timezone, to_utc
 from ..errors import invalid_param
 from ..models import Attachment, PostModel, User
@@ -46,14 +44,9 @@ def unique_slug(
 def free_slug(model: type[PostModel], base: str, exclude_id: int | None = None) -> str:
     """``base`` itself if unused in ``model``, else the first free ``base-N``.
 
-    On PostgreSQL, concurrent writers wanting the same base queue on a transaction
-    advisory lock, so the loser sees the winner's committed slug instead of failing
-    on the unique index until the write retries run out (409).
+    Writers are queued by the request's first statement (``state.bump_generation``),
+    so no concurrent writer can take the same slug between this read and the insert.
     """
-    database = model._meta.database
-    if isinstance(database, pw.PostgresqlDatabase):
-        key = f"{model._meta.table_name}:{base}"
-        database.execute_sql("SELECT pg_advisory_xact_lock(hashtext(%s))", (key,))
     query = model.select(model.slug).where(
         (model.slug == base) | (model.slug.startswith(f"{base}-"))
     )

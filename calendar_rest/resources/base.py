@@ -63,7 +63,8 @@ class Resource:
         except MissingParams as exc:
             raise missing_params(exc.names) from None
         except ValidationError as exc:
-            raise InvalidParams(_param_messages(exc.messages)) from None
+            valid = exc.valid_data if isinstance(exc.valid_data, dict) else {}
+            raise InvalidParams(_param_messages(exc.messages), valid) from None
 
     @staticmethod
     def require(allowed: bool, user: User | None) -> None:

@@ -44,6 +44,9 @@ PARAM_MESSAGES: dict[str, str] = {
     "geoloc_pair": N_("%(param)s must be sent together with %(other)s."),
 }
 
+TYPE_ERRORS = frozenset(
+    {"not_boolean", "not_integer", "not_string", "not_number", "not_array", "not_object"}
+)
 Translate = t.Callable[[str], str]
 
 
@@ -71,6 +74,6 @@ class ParamMessage(str):
     @property
     def detail_code(self) -> str | None:
         """WordPress reports type failures with a ``rest_invalid_type`` detail."""
-        if self.key.startswith("not_"):
+        if self.key in TYPE_ERRORS:
             return "rest_invalid_type"
         return None if self.key == "invalid" else "rest_invalid_param"

@@ -1,0 +1,329 @@
+"""A small, realistic demo data set, loaded through the same write path as the API.
+
+Every event goes through ``schemas.validate`` → ``check_event_write`` → ``save_event``
+as a ``POST /events`` from an administrator would, so venues, organizers, terms,
+slugs, UTC times and term counts are exactly what the service itself produces.
+Dates are relative to today so that the default listing (which starts today) shows
+the data whenever it is loaded. The demo administrator doubles as the "already
+loaded" marker, which makes loading idempotent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import typing as t
+
+import peewee
+
+from . import models
+from .auth import add_application_password
+from .repository.events import check_event_write, save_event
+from .repository.posts import WriteContext
+from .schemas import EventCreateArgs, validate
+from .text import slugify
+
+DEMO_ADMIN = "demo-admin"
+DEMO_ADMIN_EMAIL = "demo-admin@example.com"
+
+HARBOR_HALL = {
+    "venue": "Harbor Hall",
+    "address": "12 Wharf Street",
+    "city": "Boston",
+    "state": "MA",
+    "zip": "02110",
+    "country": "United States",
+    "phone": "+1 617 555 0142",
+    "website": "https://harborhall.example.com",
+    "geo_lat": 42.3601,
+    "geo_lng": -71.0505,
+}
+GREENFIELD_PARK = {
+    "venue": "Greenfield Community Park",
+    "address": "400 Park Avenue",
+    "city": "Austin",
+    "state": "TX",
+    "zip": "78701",
+    "country": "United States",
+    "phone": "+1 512 555 0199",
+    "geo_lat": 30.2672,
+    "geo_lng": -97.7431,
+}
+LINCOLN_CLUB = {
+    "venue": "Lincoln Jazz Club",
+    "address": "225 West 52nd Street",
+    "city": "New York",
+    "state": "NY",
+    "zip": "10019",
+    "country": "United States",
+    "website": "https://lincolnjazz.example.com",
+    "geo_lat": 40.7626,
+    "geo_lng": -73.9845,
+}
+
+ARTS_COUNCIL = {
+    "organizer": "City Arts Council",
+    "email": "hello@cityarts.example.com",
+    "phone": "+1 617 555 0100",
+    "website": "https://cityarts.example.com",
+}
+RUNNING_CLUB = {
+    "organizer": "Riverside Running Club",
+    "email": "run@riverside.example.com",
+}
+BLUE_NOTE = {
+    "organizer": "Blue Note Collective",
+    "email": "bookings@bluenote.example.com",
+    "website": "https://bluenote.example.com",
+}
+
+#: child categories created directly (the API names terms but cannot set a parent)
+CHILD_CATEGORIES = {"Jazz": "Music"}
+
+
+@dataclasses.dataclass(frozen=True)
+class DemoEvent:
+    """One event: days from today, local times, the POST payload, child categories."""
+
+    days: int
+    start: str
+    end: str
+    payload: dict[str, t.Any]
+    child_categories: tuple[str, ...] = ()
+    end_days: int | None = None
+
+
+DEMO_EVENTS: tuple[DemoEvent, ...] = (
+    DemoEvent(
+        5, "08:00", "11:00",
+        {
+            "title": "Riverside 10K Fun Run",
+            "description": "A flat, friendly 10K along the river. Walkers welcome.",
+            "categories": ["Sports & Outdoors"],
+            "tags": ["Outdoors", "Family Friendly", "Free"],
+            "cost": "0",
+            "venue": GREENFIELD_PARK,
+            "organizer": [RUNNING_CLUB],
+        },
+    ),
+    DemoEvent(
+        8, "14:00", "17:00",
+        {
+            "title": "Intro to Watercolor Workshop",
+            "description": "Brushes, paper and paints provided. No experience needed.",
+            "categories": ["Workshops"],
+            "cost": "$40",
+            "venue": HARBOR_HALL,
+            "organizer": [ARTS_COUNCIL],
+        },
+    ),
+    DemoEvent(
+        10, "09:00", "11:30",
+        {
+            "title": "Photography Walk",
+            "description": "Golden-hour photography tips on a slow walk through the park.",
+            "categories": ["Workshops"],
+            "tags": ["Outdoors", "Free"],
+            "cost": "Free",
+            "venue": GREENFIELD_PARK,
+            "organizer": [ARTS_COUNCIL],
+        },
+    ),
+    DemoEvent(
+        15, "19:30", "22:00",
+        {
+            "title": "City Symphony Gala",
+            "description": "The season's opening gala: Dvořák's New World Symphony.",
+            "categories": ["Music"],
+            "tags": ["Live Music"],
+            "cost": "$15 - $45",
+            "featured": True,
+            "venue": HARBOR_HALL,
+            "organizer": [ARTS_COUNCIL],
+        },
+    ),
+    DemoEvent(
+        3, "19:00", "22:30",
+        {
+            "title": "Summer Jazz Night",
+            "description": "Three quartets, one long night of standards and new work.",
+            "timezone": "America/New_York",
+            "categories": ["Music"],
+            "tags": ["Live Music"],
+            "cost": "$25",
+            "venue": LINCOLN_CLUB,
+            "organizer": [BLUE_NOTE],
+        },
+        child_categories=("Jazz",),
+    ),
+    DemoEvent(
+        17, "10:00", "13:00",
+        {
+            "title": "Kids' Science Saturday",
+            "description": "Hands-on experiments for ages 6 to 12.",
+            "categories": ["Workshops"],
+            "tags": ["Family Friendly"],
+            "cost": "$5",
+            "venue": HARBOR_HALL,
+            "organizer": [ARTS_COUNCIL],
+        },
+    ),
+    DemoEvent(
+        20, "00:00", "23:59",
+        {
+            "title": "Harbor Folk Festival",
+            "description": "Three days of folk music on two stages by the water.",
+            "all_day": True,
+            "categories": ["Music"],
+            "tags": ["Live Music", "Outdoors", "Family Friendly"],
+            "cost": "$60",
+            "venue": HARBOR_HALL,
+            "organizer": [ARTS_COUNCIL, BLUE_NOTE],
+        },
+        end_days=22,
+    ),
+    DemoEvent(
+        24, "20:00", "23:00",
+        {
+            "title": "Open Mic Night",
+            "description": "Sign up at the door; five minutes each.",
+            "categories": ["Music"],
+            "tags": ["Free"],
+            "venue": LINCOLN_CLUB,
+            "timezone": "America/New_York",
+            "organizer": [BLUE_NOTE],
+        },
+    ),
+    DemoEvent(
+        30, "12:00", "18:00",
+        {
+            "title": "Pickup Basketball Tournament",
+            "description": "3-on-3, double elimination. Register your team on the day.",
+            "categories": ["Sports & Outdoors"],
+            "tags": ["Outdoors"],
+            "cost": "$10",
+            "venue": GREENFIELD_PARK,
+            "organizer": [RUNNING_CLUB],
+        },
+    ),
+    DemoEvent(
+        45, "18:00", "19:00",
+        {
+            "title": "Volunteer Crew Briefing",
+            "description": "For festival volunteers only; not listed in the calendar.",
+            "categories": ["Workshops"],
+            "hide_from_listings": True,
+            "venue": HARBOR_HALL,
+            "organizer": [ARTS_COUNCIL],
+        },
+    ),
+    DemoEvent(
+        50, "18:30", "21:00",
+        {
+            "title": "Autumn Lantern Parade",
+            "description": "Route and times still being confirmed.",
+            "status": "draft",
+            "tags": ["Family Friendly"],
+            "organizer": [ARTS_COUNCIL],
+        },
+    ),
+    DemoEvent(
+        58, "11:00", "14:00",
+        {
+            "title": "Sunday Jazz Brunch",
+            "description": "Brunch with a trio. Reservations recommended.",
+            "categories": ["Music"],
+            "cost": "$35",
+            "venue": LINCOLN_CLUB,
+            "timezone": "America/New_York",
+            "organizer": [BLUE_NOTE],
+        },
+        child_categories=("Jazz",),
+    ),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class DemoResult:
+    """What a load did: ``created`` is False when the demo data was already there."""
+
+    created: bool
+    counts: dict[str, int]
+    admin_password: str | None = None
+
+
+def demo_payloads(today: dt.date) -> list[tuple[dict[str, t.Any], tuple[str, ...]]]:
+    """The POST payloads with concrete dates, paired with their child categories."""
+    payloads = []
+    for item in DEMO_EVENTS:
+        start_day = today + dt.timedelta(days=item.days)
+        end_day = today + dt.timedelta(days=item.end_days or item.days)
+        payload = {
+            **item.payload,
+            "start_date": f"{start_day.isoformat()} {item.start}:00",
+            "end_date": f"{end_day.isoformat()} {item.end}:00",
+        }
+        payloads.append((payload, item.child_categories))
+    return payloads
+
+
+def record_counts() -> dict[str, int]:
+    return {
+        "events": models.Event.select().count(),
+        "venues": models.Venue.select().count(),
+        "organizers": models.Organizer.select().count(),
+        "categories": models.Term.select()
+        .where(models.Term.taxonomy == models.TAXONOMY_CATEGORY)
+        .count(),
+        "tags": models.Term.select().where(models.Term.taxonomy == models.TAXONOMY_TAG).count(),
+        "users": models.User.select().count(),
+    }
+
+
+def load_demo(
+    database: peewee.Database, *, site_timezone: str = "UTC", today: dt.date | None = None
+) -> DemoResult:
+    """Create the schema if needed and load the demo data once, in one transaction."""
+    models.create_schema(database)
+    today = today or dt.datetime.now(dt.timezone.utc).date()
+    with database.connection_context(), database.atomic():
+        if models.User.select().where(models.User.login == DEMO_ADMIN).exists():
+            return DemoResult(False, record_counts())
+        admin = models.User.create(
+            login=DEMO_ADMIN,
+            email=DEMO_ADMIN_EMAIL,
+            display_name="Demo Administrator",
+            role="administrator",
+            registered=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0),
+        )
+        password = add_application_password(admin, name="demo")
+        ctx = WriteContext(admin, site_timezone)
+        for payload, children in demo_payloads(today):
+            if children:
+                ids = [_child_category(name).id for name in children]
+                payload = {**payload, "categories": [*payload.get("categories", []), *ids]}
+            args = validate(EventCreateArgs(), payload)
+            save_event(check_event_write(args, admin), ctx)
+        return DemoResult(True, record_counts(), password)
+
+
+def _child_category(name: str) -> models.Term:
+    """The child category, created under its parent, which an earlier event in
+    ``DEMO_EVENTS`` must have created by name (keep that order when editing the data)."""
+    taxonomy = models.TAXONOMY_CATEGORY
+    existing = models.Term.get_or_none(
+        (models.Term.taxonomy == taxonomy) & (models.Term.name == name)
+    )
+    if existing is not None:
+        return existing
+    parent = models.Term.get(
+        (models.Term.taxonomy == taxonomy) & (models.Term.name == CHILD_CATEGORIES[name])
+    )
+    return models.Term.create(
+        taxonomy=taxonomy,
+        name=name,
+        slug=slugify(name),
+        description=f"{name}, a kind of {parent.name.lower()}.",
+        parent=parent,
+        language=parent.language,
+    )

@@ -1,0 +1,137 @@
+"""The service behind a real waitress server on 127.0.0.1 (bounded: ~20 s at most)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import typing as t
+import urllib.error
+import urllib.request
+from email.message import Message
+from pathlib import Path
+
+import pytest
+import waitress
+from conftest import NS, Api
+from waitress import wasyncore
+
+pytestmark = pytest.mark.server
+
+DEADLINE = 20.0
+
+
+def fetch(url: str, timeout: float = 5.0) -> tuple[int, Message, t.Any]:
+    """Status, headers (case-insensitive: waitress re-cases them) and JSON body."""
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.status, response.headers, json.loads(response.read())
+
+
+def wait_until_answering(url: str, deadline: float) -> tuple[int, Message, t.Any]:
+    """Poll ``url`` until it answers or the deadline passes (then fail)."""
+    while True:
+        try:
+            return fetch(url, timeout=2.0)
+        except (urllib.error.URLError, ConnectionError) as exc:
+            if time.monotonic() > deadline:
+                pytest.fail(f"no answer from {url}: {exc}")
+            time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def running(app: t.Any) -> t.Iterator[int]:
+    """``app`` under waitress on a free loopback port, in a thread; yields the port."""
+    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
+    stop = threading.Event()
+    thread = threading.Thread(target=poll_until, args=(server, stop), name="waitress")
+    thread.start()
+    try:
+        yield int(server.effective_port)  # type: ignore[union-attr]
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        assert not thread.is_alive(), "waitress did not stop"
+
+
+def poll_until(server: t.Any, stop: threading.Event) -> None:
+    """Serve in short slices until ``stop``, then tidy up on this same thread.
+
+    ``server.close()`` from another thread races with the poll (EBADF in the loop) and
+    leaves client sockets unclosed; shutting down where the loop runs does neither.
+    """
+    socket_map = server._map
+    try:
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.05, map=socket_map, count=1)
+    finally:
+        server.task_dispatcher.shutdown(timeout=5)  # in-flight requests finish first
+        wasyncore.close_all(socket_map)
+
+
+def test_events_route_over_http(api: Api) -> None:
+    api.create_event(title="Served event")
+    with running(api.app) as port:
+        url = f"http://127.0.0.1:{port}{NS}/events"
+        status, headers, body = wait_until_answering(url, time.monotonic() + DEADLINE)
+    assert status == 200
+    assert headers["Content-Type"] == "application/json; charset=UTF-8"
+    assert headers["X-WP-Total"] == headers["X-TEC-Total"] == "1"
+    assert [event["title"] for event in body["events"]] == ["Served event"]
+    assert body["rest_url"].startswith(f"http://127.0.0.1:{port}{NS}/events/")
+
+
+def test_error_over_http_keeps_the_wordpress_shape(api: Api) -> None:
+    with running(api.app) as port:
+        url = f"http://127.0.0.1:{port}{NS}/events/999999"
+        wait_until_answering(f"http://127.0.0.1:{port}{NS}/events", time.monotonic() + DEADLINE)
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            fetch(url)
+        with caught.value as error:
+            body = json.loads(error.read())
+    assert error.code == 404
+    assert body["code"] == "rest-event-not-found"
+    assert body["data"]["status"] == 404
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_cli_serve_in_a_subprocess(tmp_path: Path) -> None:
+    port = free_port()
+    command = [
+        sys.executable, "-m", "calendar_rest",
+        "--database", f"sqlite:///{tmp_path / 'served.db'}",
+        "serve", "--port", str(port), "--threads", "2",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path
+    )
+    try:
+        url = f"http://127.0.0.1:{port}{NS}/events"
+        deadline = time.monotonic() + DEADLINE
+        while True:
+            try:
+                status, headers, body = fetch(url, timeout=2.0)
+                break
+            except (urllib.error.URLError, ConnectionError) as exc:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"server did not answer ({exc}); exit {process.poll()}")
+                time.sleep(0.1)
+    finally:
+        process.terminate()
+        try:
+            output, _ = process.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output, _ = process.communicate()
+    assert status == 200
+    assert headers["X-WP-Total"] == "0"
+    assert body["events"] == [] and body["total"] == 0
+    assert f"http://127.0.0.1:{port}/calendar/events/v1/events" in output
