@@ -27,8 +27,8 @@ from .errors import RestError, no_route
 from .http import Request, collect_params, json_response
 from .models import SiteState, User
 from .permissions import has_cap
+from .resources import RESOURCE_CLASSES
 from .resources.base import Call, NotBuilt, Resource
-from .resources.events import Events
 from .routes import ROUTES, build_url_map, endpoint_name
 from .settings import DEFAULT_LANGUAGE, LANGUAGES, Settings
 from .wire.urls import Urls
@@ -57,7 +57,7 @@ class Application:
         )
         self.url_map: Map = build_url_map()
         self.resources: dict[str, Resource] = {
-            "events": Events(settings),
+            name: resource_class(settings) for name, resource_class in RESOURCE_CLASSES.items()
         }
         for spec in ROUTES:
             self.resources.setdefault(spec.resource, NotBuilt(settings))

@@ -1,1 +1,14 @@
-"""Resource classes: one per collection, responders named ``on_<method>[_<shape>]``."""
+"""Resource classes: one per collection, responders named ``on_<method>[_<shape>]``.
+
+``RESOURCE_CLASSES`` maps the resource names of ``routes.ROUTES`` to their classes; a
+name without a class is served by ``base.NotBuilt`` (every route ``rest_no_route``).
+"""
+
+from __future__ import annotations
+
+from .base import Resource
+from .events import Events
+
+RESOURCE_CLASSES: dict[str, type[Resource]] = {
+    "events": Events,
+}
