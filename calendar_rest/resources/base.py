@@ -15,7 +15,7 @@ from marshmallow import Schema, ValidationError
 from werkzeug.wrappers import Response
 
 from ..errors import InvalidParams, forbidden, missing_params
-from ..http import Request
+from ..http import Request, json_response
 from ..models import User
 from ..schemas import MissingParams, validate
 from ..schemas.messages import ParamMessage
@@ -65,6 +65,39 @@ class Resource:
         except ValidationError as exc:
             valid = exc.valid_data if isinstance(exc.valid_data, dict) else {}
             raise InvalidParams(_param_messages(exc.messages), valid) from None
+
+    def archive_response(
+        self,
+        key: str,
+        items: list[dict[str, t.Any]],
+        query_args: dict[str, str],
+        page: int,
+        total: int,
+        total_pages: int,
+        call: Call,
+    ) -> Response:
+        """TEC's list wrapper, its total headers, WordPress's, and a ``Link`` header."""
+        body: dict[str, t.Any] = {key: items, "rest_url": call.urls.rest(f"{key}/", query_args)}
+        links = []
+        rest_args = {k: v for k, v in query_args.items() if k != "page"}
+        if page < total_pages:
+            body["next_rest_url"] = call.urls.rest(f"{key}/", {**rest_args, "page": str(page + 1)})
+            links.append(f'<{body["next_rest_url"]}>; rel="next"')
+        if page > 1:
+            previous = dict(rest_args) if page == 2 else {**rest_args, "page": str(page - 1)}
+            body["previous_rest_url"] = call.urls.rest(f"{key}/", previous)
+            links.append(f'<{body["previous_rest_url"]}>; rel="prev"')
+        body["total"] = total
+        body["total_pages"] = total_pages
+        headers = [
+            ("X-TEC-Total", str(total)),
+            ("X-TEC-TotalPages", str(total_pages)),
+            ("X-WP-Total", str(total)),
+            ("X-WP-TotalPages", str(total_pages)),
+        ]
+        if links:
+            headers.append(("Link", ", ".join(links)))
+        return json_response(body, headers=headers)
 
     @staticmethod
     def require(allowed: bool, user: User | None) -> None:

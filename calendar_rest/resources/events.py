@@ -72,39 +72,6 @@ class Events(Resource):
         ranked = sorted(errors, key=lambda name: order.index(name) if name in order else 99)
         raise InvalidParams({name: errors[name] for name in ranked})
 
-    def archive_response(
-        self,
-        key: str,
-        items: list[dict[str, t.Any]],
-        query_args: dict[str, str],
-        page: int,
-        total: int,
-        total_pages: int,
-        call: Call,
-    ) -> Response:
-        """TEC's list wrapper, its total headers, WordPress's, and a ``Link`` header."""
-        body: dict[str, t.Any] = {key: items, "rest_url": call.urls.rest(f"{key}/", query_args)}
-        links = []
-        rest_args = {k: v for k, v in query_args.items() if k != "page"}
-        if page < total_pages:
-            body["next_rest_url"] = call.urls.rest(f"{key}/", {**rest_args, "page": str(page + 1)})
-            links.append(f'<{body["next_rest_url"]}>; rel="next"')
-        if page > 1:
-            previous = dict(rest_args) if page == 2 else {**rest_args, "page": str(page - 1)}
-            body["previous_rest_url"] = call.urls.rest(f"{key}/", previous)
-            links.append(f'<{body["previous_rest_url"]}>; rel="prev"')
-        body["total"] = total
-        body["total_pages"] = total_pages
-        headers = [
-            ("X-TEC-Total", str(total)),
-            ("X-TEC-TotalPages", str(total_pages)),
-            ("X-WP-Total", str(total)),
-            ("X-WP-TotalPages", str(total_pages)),
-        ]
-        if links:
-            headers.append(("Link", ", ".join(links)))
-        return json_response(body, headers=headers)
-
     # -- single reads ----------------------------------------------------------------
 
     def on_get(self, call: Call, id: int) -> Response:
