@@ -71,12 +71,27 @@ class Application:
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> t.Iterable[bytes]:
         models.bind_models(self.database)
+        cache_key = _cache_key(environ)
+        if self.cache is not None and "HTTP_AUTHORIZATION" not in environ:
+            hit = self._cached(cache_key, 0)
+            if hit is not None:  # anonymous hit: no routing, no request object
+                start_response("200 OK", list(hit.headers))
+                return [hit.body]
         language = split_language_root(environ)
         request = Request(environ)
         request.max_content_length = self.settings.max_body_bytes
         request.language = language
+        request.cache_key = cache_key
         response = self.dispatch_request(request)
         return response(environ, start_response)
+
+    def _cached(self, cache_key: tuple[str, ...] | None, user_id: int) -> CachedResponse | None:
+        """The cached response for this URL and user, if no write happened since."""
+        if cache_key is None or self.cache is None:
+            return None
+        key = (cache_key, user_id, self.site_today())
+        with self.database.connection_context():
+            return self.cache.get(key, self.generation())
 
     def dispatch_request(self, request: Request) -> Response:
         try:
@@ -133,10 +148,10 @@ class Application:
     ) -> Response:
         """A read, answered from the response cache while no write happened since."""
         user = authenticate(request.headers.get("Authorization"))
-        if self.cache is None or not cacheable(request):
+        if self.cache is None or request.cache_key is None or not cacheable(request):
             return self._respond(request, user, responder, endpoint, values, urls)
         generation = self.generation()
-        key = (request.url, user.id if user else 0, self.site_today())
+        key = (request.cache_key, user.id if user else 0, self.site_today())
         hit = self.cache.get(key, generation)
         if hit is not None:
             return Response(hit.body, status=hit.status, headers=list(hit.headers))
@@ -191,6 +206,20 @@ class Application:
 DATE_PARAMS = ("start_date", "end_date", "starts_before", "starts_after", "ends_before",
                "ends_after")
 ABSOLUTE_DATE = re.compile(r"^[\d\s:T.+\-Z/]*$")
+
+
+def _cache_key(environ: WSGIEnvironment) -> tuple[str, ...] | None:
+    """What identifies a GET's response, read off the raw environ (before the language
+    root is split off); None for other methods."""
+    if environ.get("REQUEST_METHOD") != "GET":
+        return None
+    return (
+        environ.get("wsgi.url_scheme", ""),
+        environ.get("HTTP_HOST", ""),
+        environ.get("SCRIPT_NAME", ""),
+        environ.get("PATH_INFO", ""),
+        environ.get("QUERY_STRING", ""),
+    )
 
 
 def cacheable(request: Request) -> bool:

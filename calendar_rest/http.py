@@ -42,6 +42,8 @@ class Request(BaseRequest):
     rest_base: str = ""
     #: the site root as mounted, e.g. ``http://host/api``
     site_base: str = ""
+    #: the response-cache identity of a GET (see ``app._cache_key``)
+    cache_key: tuple[str, ...] | None = None
 
 
 def php_multidict(items: MultiDict[str, str]) -> Params:
