@@ -79,6 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--threads", type=_positive, default=8, help="worker threads (default 8)"
     )
+    serve.add_argument(
+        "--cache-entries",
+        type=int,
+        default=Settings.cache_entries,
+        help=f"responses kept by the read cache; 0 disables it (default {Settings.cache_entries})",
+    )
     serve.set_defaults(handler=cmd_serve)
 
     load = commands.add_parser("demo", help="load demo venues, organizers and events (once)")
@@ -206,7 +212,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     with open_database(settings.database_url) as database:
         models.create_schema(database)
-    app = create_app(settings.database_url)
+    app = create_app(settings.database_url, cache_entries=max(0, args.cache_entries))
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Serving http://{host}:{args.port}/{NAMESPACE}/events (Ctrl+C to stop)", flush=True)
     serve(app, host=args.host, port=args.port, threads=args.threads)

@@ -1,0 +1,538 @@
+"""Benchmark ``calendar-rest serve`` against a bare-WSGI floor, for several data sizes.
+
+For each N: seed (or reuse) ``bench/data/events-N.db``, start the app server and the
+floor server (same waitress threads), then for each scenario measure the floor with a
+body of the scenario's size and the app itself, and print req/s, p50 and p99 with
+their ratios to the floor. Tables are also written to ``bench/results/`` as JSON and
+Markdown. Servers listen on 127.0.0.1 only and are always stopped.
+
+    python bench/run.py --sizes 10000,100000,1000000 --connections 16 --threads 8 --duration 10
+    python bench/run.py --quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import http.client
+import importlib.util
+import json
+import os
+import platform
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import typing as t
+from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import peewee as pw
+from load import LoadResult, run_load
+from seed import COMMON_WORD, seed
+
+from calendar_rest import models
+from calendar_rest.db import connect_database
+
+BENCH = Path(__file__).resolve().parent
+DATA = BENCH / "data"
+RESULTS = BENCH / "results"
+DEFAULT_BACKEND = f"sqlite:///{DATA}/events-{{n}}.db"
+EVENTS = "/calendar/events/v1/events"
+HOST = "127.0.0.1"
+SINGLE_IDS = 2000
+#: body-size probe: how many of a scenario's paths to fetch once and average
+PROBES = 20
+READY_TIMEOUT = 60.0
+
+FLOOR_SERVER = (
+    "import sys, waitress; sys.path.insert(0, sys.argv[1]); from floor import app; "
+    "waitress.serve(app, host=sys.argv[2], port=int(sys.argv[3]), threads=int(sys.argv[4]))"
+)
+#: used when the ``calendar-rest`` CLI is not available: the same waitress call
+APP_SERVER = (
+    "import sys, waitress, calendar_rest; "
+    "waitress.serve(calendar_rest.create_app(sys.argv[1]), host=sys.argv[2], "
+    "port=int(sys.argv[3]), threads=int(sys.argv[4]))"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    key: str
+    name: str
+    description: str
+
+
+SCENARIOS = (
+    Scenario("default", "default list", "GET /events: first page of the default listing"),
+    Scenario("category", "category filter", "?categories=<slug of the median-size category>"),
+    Scenario("search", "search", f"?search={COMMON_WORD} (a few % of the events match)"),
+    Scenario("window", "date window", "?start_date=<today+30d>&end_date=<today+60d>"),
+    Scenario("deep", "deep page", "?page=<total_pages // 2 of the default listing>"),
+    Scenario("single", "single event by id", "/events/<id>, cycling --single-ids published IDs"),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Facts:
+    """What the scenarios need to know about a seeded database."""
+
+    category: str
+    event_ids: list[int]
+    earliest_start: dt.datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    connections: int
+    threads: int
+    duration: float
+    warmup: float
+    max_requests: int
+    single_ids: int = SINGLE_IDS
+
+
+# -- database ---------------------------------------------------------------------------
+
+
+def inspect(url: str, seed_value: int, single_ids: int = SINGLE_IDS) -> Facts:
+    """The median-size category, random published unprotected event IDs, earliest start."""
+    database = connect_database(url)
+    models.bind_models(database)
+    try:
+        with database.connection_context():
+            categories = list(
+                models.Term.select(models.Term.slug)
+                .where(models.Term.taxonomy == models.TAXONOMY_CATEGORY)
+                .order_by(models.Term.count.desc(), models.Term.id)
+                .tuples()
+            )
+            ids = [
+                pk
+                for (pk,) in models.Event.select(models.Event.id)
+                .where((models.Event.status == "publish") & (models.Event.password == ""))
+                .order_by(models.Event.id)
+                .tuples()
+            ]
+            earliest = models.Event.select(pw.fn.MIN(models.Event.start_utc)).scalar()
+    finally:
+        database.close()
+    rng = random.Random(seed_value)
+    picked = rng.sample(ids, min(single_ids, len(ids)))
+    if isinstance(earliest, str):
+        earliest = dt.datetime.fromisoformat(earliest)
+    return Facts(categories[len(categories) // 2][0], picked, earliest)
+
+
+# -- servers ----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def app_command(url: str, port: int, threads: int, cache: bool = True) -> list[str]:
+    if importlib.util.find_spec("calendar_rest.cli") is not None:
+        return [
+            sys.executable,
+            "-m",
+            "calendar_rest",
+            "--database",
+            url,
+            "serve",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--threads",
+            str(threads),
+            "--cache-entries",
+            "2048" if cache else "0",
+        ]
+    return [sys.executable, "-c", APP_SERVER, url, HOST, str(port), str(threads)]
+
+
+def floor_command(port: int, threads: int) -> list[str]:
+    return [sys.executable, "-c", FLOOR_SERVER, str(BENCH), HOST, str(port), str(threads)]
+
+
+class Server:
+    """A server subprocess on 127.0.0.1; a context manager that always stops it."""
+
+    def __init__(self, name: str, command: list[str], port: int) -> None:
+        self.name = name
+        self.port = port
+        self.base = f"http://{HOST}:{port}"
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT
+        )
+
+    def __enter__(self) -> Server:
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def wait_ready(self) -> None:
+        """Poll until the server answers HTTP (any status), or fail with its log."""
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} server exited early:\n{self.output()}")
+            try:
+                status, _ = fetch(self.base, "/")
+                if status:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"{self.name} server not ready in {READY_TIMEOUT:.0f} s")
+
+    def wait_idle(self, quiet: float = 0.5, limit: float = 60.0) -> None:
+        """Wait (at most ``limit`` s) until the server has used no CPU for ``quiet`` s,
+        so that requests a timed-out client left behind do not slow the next run."""
+        stat = Path(f"/proc/{self.process.pid}/stat")
+        if not stat.exists():  # not Linux: nothing to watch
+            return
+        deadline = time.monotonic() + limit
+        before = _cpu_ticks(stat)
+        while time.monotonic() < deadline:
+            time.sleep(quiet)
+            now = _cpu_ticks(stat)
+            if now == before:
+                return
+            before = now
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+def _cpu_ticks(stat: Path) -> int:
+    """User + system CPU ticks of a process, from ``/proc/PID/stat``."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def fetch(base: str, path: str) -> tuple[int, bytes]:
+    """One GET on loopback; returns (status, body)."""
+    parts = urlsplit(base)
+    assert parts.hostname == HOST
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+# -- scenarios --------------------------------------------------------------------------
+
+
+def scenario_paths(key: str, facts: Facts, app_base: str, today: dt.date) -> list[str]:
+    if key == "default":
+        return [EVENTS]
+    if key == "category":
+        return [f"{EVENTS}?categories={quote(facts.category)}"]
+    if key == "search":
+        return [f"{EVENTS}?search={quote(COMMON_WORD)}"]
+    if key == "window":
+        start, end = today + dt.timedelta(days=30), today + dt.timedelta(days=60)
+        return [f"{EVENTS}?start_date={start.isoformat()}&end_date={end.isoformat()}"]
+    if key == "deep":
+        status, body = fetch(app_base, EVENTS)
+        total_pages = json.loads(body).get("total_pages", 1) if status == 200 else 1
+        return [f"{EVENTS}?page={max(1, total_pages // 2)}"]
+    if key == "single":
+        return [f"{EVENTS}/{pk}" for pk in facts.event_ids]
+    raise ValueError(f"unknown scenario {key!r}")
+
+
+def probe(base: str, paths: list[str]) -> tuple[int, int]:
+    """(mean body size, non-200 count) over the first :data:`PROBES` paths."""
+    sizes, failures = [], 0
+    for path in paths[:PROBES]:
+        status, body = fetch(base, path)
+        sizes.append(len(body))
+        failures += status != 200
+    return round(sum(sizes) / len(sizes)), failures
+
+
+def measure(
+    scenario: Scenario, paths: list[str], app: Server, floor: Server, settings: Settings
+) -> dict[str, t.Any]:
+    size, failures = probe(app.base, paths)
+    if failures:
+        print(f"  warning: {scenario.name}: {failures} probe request(s) were not 200")
+    load = {
+        "connections": settings.connections,
+        "duration": settings.duration,
+        "max_requests": settings.max_requests,
+        "warmup": settings.warmup,
+    }
+    app.wait_idle()
+    base: LoadResult = run_load(floor.base, [f"/?size={size}"], **load)
+    result: LoadResult = run_load(app.base, paths, **load)
+    return {
+        "scenario": scenario.name,
+        "path": paths[0],
+        "body_bytes": size,
+        "requests": result.requests,
+        "errors": result.errors,
+        "req_per_s": round(result.req_per_s, 1),
+        "p50_ms": round(result.p50_ms, 2),
+        "p99_ms": round(result.p99_ms, 2),
+        "floor_req_per_s": round(base.req_per_s, 1),
+        "floor_p50_ms": round(base.p50_ms, 2),
+        "floor_p99_ms": round(base.p99_ms, 2),
+        "floor_errors": base.errors,
+        "req_per_s_ratio": ratio(result.req_per_s, base.req_per_s),
+        "p50_ratio": ratio(result.p50_ms, base.p50_ms),
+        "p99_ratio": ratio(result.p99_ms, base.p99_ms),
+    }
+
+
+def ratio(value: float, floor: float) -> float | None:
+    return round(value / floor, 3) if floor else None
+
+
+# -- output -----------------------------------------------------------------------------
+
+COLUMNS = (
+    ("scenario", "scenario", "{}"),
+    ("body_bytes", "bytes", "{}"),
+    ("requests", "n", "{}"),
+    ("req_per_s", "req/s", "{:.0f}"),
+    ("req_per_s_ratio", "/floor", "{:.2f}"),
+    ("p50_ms", "p50 ms", "{:.2f}"),
+    ("p50_ratio", "/floor", "{:.1f}x"),
+    ("p99_ms", "p99 ms", "{:.2f}"),
+    ("p99_ratio", "/floor", "{:.1f}x"),
+    ("floor_req_per_s", "floor req/s", "{:.0f}"),
+    ("floor_p50_ms", "floor p50", "{:.2f}"),
+    ("floor_p99_ms", "floor p99", "{:.2f}"),
+    ("errors", "errors", "{}"),
+)
+
+
+def cells(row: dict[str, t.Any]) -> list[str]:
+    return [fmt.format(row[key]) if row[key] is not None else "-" for key, _, fmt in COLUMNS]
+
+
+def text_row(values: list[str], widths: list[int]) -> str:
+    first = values[0].ljust(widths[0])
+    return "  ".join([first, *(v.rjust(w) for v, w in zip(values[1:], widths[1:], strict=True))])
+
+
+def text_table(rows: list[dict[str, t.Any]]) -> str:
+    header = [title for _, title, _ in COLUMNS]
+    body = [cells(row) for row in rows]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    return "\n".join(text_row(line, widths) for line in [header, *body])
+
+
+def markdown_table(rows: list[dict[str, t.Any]]) -> str:
+    header = [title for _, title, _ in COLUMNS]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells(row)) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def heading(meta: dict[str, t.Any]) -> str:
+    return (
+        f"N = {meta['events']:,} events, {meta['backend']}, {meta['connections']} connections, "
+        f"waitress threads = {meta['threads']}, {meta['duration']:g} s per run "
+        f"(+{meta['warmup']:g} s warm-up, max {meta['max_requests']:,} requests); "
+        f"load average {meta['load_before']} before, {meta['load_after']} after"
+    )
+
+
+def write_results(meta: dict[str, t.Any], rows: list[dict[str, t.Any]]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stem = RESULTS / f"{meta['timestamp']}-{meta['events']}"
+    stem.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
+    markdown = f"# calendar_rest benchmark\n\n{heading(meta)}\n\n{markdown_table(rows)}\n"
+    stem.with_suffix(".md").write_text(markdown)
+    return stem
+
+
+# -- orchestration ----------------------------------------------------------------------
+
+
+def public_url(url: str) -> str:
+    """``url`` without its password, fit for printing and result files."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def load_average() -> str:
+    try:
+        return "/".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover - not on every platform
+        return "n/a"
+
+
+def run_size(
+    events: int, template: str, scenarios: list[Scenario], settings: Settings, seed_value: int
+) -> tuple[dict[str, t.Any], list[dict[str, t.Any]]]:
+    """Seed, start both servers, measure every scenario, stop the servers."""
+    url = template.format(n=events)
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    print(f"\n== N = {events:,}: seeding {public_url(url)}", flush=True)
+    seeded = seed(url, events, seed=seed_value)
+    print(
+        "  reused the existing database"
+        if seeded["skipped"]
+        else f"  seeded in {seeded['seconds']:.1f} s",
+        flush=True,
+    )
+    facts = inspect(url, seed_value, settings.single_ids)
+    today = dt.datetime.now(dt.timezone.utc).date()
+    if facts.earliest_start and abs((facts.earliest_start.date() - today).days + 365) > 7:
+        print(
+            f"  warning: seeded relative to another day (earliest start "
+            f"{facts.earliest_start:%Y-%m-%d}); delete the database to re-anchor it"
+        )
+    meta: dict[str, t.Any] = {
+        "timestamp": time.strftime("%Y%m%d-%H%M%S"),
+        "events": events,
+        "backend": public_url(url),
+        "seeding": seeded,
+        "category": facts.category,
+        "search": COMMON_WORD,
+        **dataclasses.asdict(settings),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "load_before": load_average(),
+    }
+    rows = []
+    app_port, cold_port, floor_port = free_port(), free_port(), free_port()
+    app = Server("app", app_command(url, app_port, settings.threads), app_port)
+    cold = Server("cold app", app_command(url, cold_port, settings.threads, False), cold_port)
+    floor_server = Server("floor", floor_command(floor_port, settings.threads), floor_port)
+    with app, cold, floor_server as floor:
+        print(
+            f"  app {app.base} (cache on), {cold.base} (cache off), floor {floor.base}; "
+            f"category {facts.category!r}, search {COMMON_WORD!r}",
+            flush=True,
+        )
+        widths = [25, 6, 6, 6, 6, 7, 7, 7, 7, 11, 9, 9, 6]
+        print(text_row([title for _, title, _ in COLUMNS], widths), flush=True)
+        for scenario in scenarios:
+            for server, label in ((cold, "cold"), (app, "cached")):
+                paths = scenario_paths(scenario.key, facts, server.base, today)
+                row = measure(scenario, paths, server, floor, settings)
+                row["scenario"] = f"{scenario.name} ({label})"
+                rows.append(row)
+                print(text_row(cells(row), widths), flush=True)
+    meta["load_after"] = load_average()
+    stem = write_results(meta, rows)
+    print(f"  written {stem}.json and .md", flush=True)
+    return meta, rows
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--sizes",
+        default="10000,100000,1000000",
+        help="comma-separated event counts N (default 10000,100000,1000000)",
+    )
+    parser.add_argument("--connections", type=int, default=16, help="client connections")
+    parser.add_argument("--threads", type=int, default=8, help="waitress threads (both servers)")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds per measured run")
+    parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured seconds first")
+    parser.add_argument(
+        "--max-requests", type=int, default=200_000, help="measured requests per run at most"
+    )
+    parser.add_argument(
+        "--backend-url",
+        default=DEFAULT_BACKEND,
+        metavar="URL-TEMPLATE",
+        help="database URL with {n} for N (default bench/data/events-{n}.db)",
+    )
+    parser.add_argument(
+        "--scenarios",
+        default=",".join(s.key for s in SCENARIOS),
+        help="subset of: " + ", ".join(s.key for s in SCENARIOS),
+    )
+    parser.add_argument("--seed", type=int, default=42, help="seeder random seed")
+    parser.add_argument(
+        "--single-ids",
+        type=int,
+        default=SINGLE_IDS,
+        help=f"distinct IDs the single-event scenario cycles through (default {SINGLE_IDS})",
+    )
+    parser.add_argument("--quick", action="store_true", help="smoke run: N = 10000, 3 s per run")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.duration = "10000", 3.0
+    by_key = {s.key: s for s in SCENARIOS}
+    wanted = [key.strip() for key in args.scenarios.split(",") if key.strip()]
+    unknown = [key for key in wanted if key not in by_key]
+    if unknown:
+        parser.error(f"unknown scenario(s) {', '.join(unknown)}; choose from {', '.join(by_key)}")
+    args.scenario_list = [by_key[key] for key in wanted]
+    try:
+        args.size_list = [int(size) for size in args.sizes.split(",") if size.strip()]
+    except ValueError:
+        parser.error("--sizes takes comma-separated integers")
+    if "{n}" not in args.backend_url:
+        parser.error("--backend-url needs {n}: each N gets its own database")
+    if min(args.connections, args.threads, args.max_requests, args.single_ids, *args.size_list) < 1:
+        parser.error("sizes, connections, threads, max requests and IDs must be positive")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    settings = Settings(
+        args.connections,
+        args.threads,
+        args.duration,
+        args.warmup,
+        args.max_requests,
+        args.single_ids,
+    )
+    results = []
+    for events in args.size_list:
+        results.append(run_size(events, args.backend_url, args.scenario_list, settings, args.seed))
+    print(
+        "\n== Summary (ratios: app / floor; req/s below 1 and latencies above 1 are the "
+        "app's own cost)"
+    )
+    for meta, rows in results:
+        print(f"\n{heading(meta)}\n{text_table(rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
