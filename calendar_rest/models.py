@@ -249,7 +249,12 @@ def create_schema(database: pw.Database) -> None:
     from .state import ensure_state_rows
 
     bind_models(database)
-    with database.connection_context(), database.atomic():
-        database.create_tables(list(MODELS), safe=True)
-        ensure_state_rows()
+    with database.connection_context():
+        with database.atomic():
+            database.create_tables(list(MODELS), safe=True)
+            ensure_state_rows()
+        if isinstance(database, pw.SqliteDatabase):
+            # refresh the planner's statistics where they are stale, so that e.g. an
+            # ``include`` list is read by primary key rather than by the archive index
+            database.execute_sql("PRAGMA optimize")
 
