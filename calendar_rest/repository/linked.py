@@ -1,7 +1,9 @@
-"""Venues and organizers given inside an event write: IDs, ``{"id": N}`` or new data.
+"""Venues and organizers: written on their own routes, or given inside an event write
+(IDs, ``{"id": N}`` or new data).
 
 Checking (``check_*``) runs in the validation phase, before permissions, and never
-writes; creating (``materialise_*``) runs in the handler.
+writes; creating, updating and trashing run in the handler. Every write keeps the
+record's search words (kind ``v``/``o``) in step with its text.
 """
 
 from __future__ import annotations
@@ -13,12 +15,32 @@ import peewee as pw
 from marshmallow import ValidationError
 
 from ..errors import InvalidParams
-from ..models import Organizer, PostModel, Venue
+from ..models import (
+    Attachment,
+    Event,
+    EventOrganizer,
+    Organizer,
+    PostModel,
+    SearchWord,
+    User,
+    Venue,
+)
 from ..permissions import scale_status
 from ..schemas import MissingParams, OrganizerCreateArgs, VenueCreateArgs, validate
 from ..schemas.fields import split_list, to_int
 from ..schemas.messages import ParamMessage
-from .posts import WriteContext, check_author, stamp_new, unique_slug
+from ..search import record_words, replace_words
+from .posts import (
+    WriteContext,
+    attach_image,
+    check_author,
+    check_image,
+    free_slug,
+    stamp_new,
+    stamp_update,
+    unique_slug,
+    utc_now,
+)
 
 NAME_FIELD = {Venue: "venue", Organizer: "organizer"}
 VENUE_FIELDS = (
@@ -37,6 +59,25 @@ VENUE_FIELDS = (
     "geo_lng",
 )
 ORGANIZER_FIELDS = ("phone", "website", "email")
+#: search word kinds, and the columns searched (TEC's duplicate-finder fields)
+SEARCH_KIND = {Venue: "v", Organizer: "o"}
+SEARCHED_FIELDS = {
+    Venue: (
+        "title",
+        "description",
+        "excerpt",
+        "address",
+        "city",
+        "province",
+        "state",
+        "stateprovince",
+        "zip",
+        "phone",
+    ),
+    Organizer: ("title", "description", "excerpt", "phone", "email", "website"),
+}
+#: what changes the venue's derived ``stateprovince`` when it is not sent
+ADDRESS_FIELDS = ("state", "province", "country")
 
 
 @dataclasses.dataclass
@@ -95,26 +136,156 @@ def check_organizers(value: t.Any) -> list[Linked]:
 
 
 def materialise(model: type[PostModel], item: Linked, ctx: WriteContext) -> PostModel:
-    """The record for ``item``: existing, identical duplicate, or newly created."""
+    """The record for ``item`` given inside an event: existing, identical duplicate, or
+    newly created (images are only taken on the record's own routes)."""
     if not isinstance(item, NewLinked):
         return item
-    args = item.args
-    name = args[NAME_FIELD[model]]
-    duplicate = find_duplicate(model, name, args.get("description"))
+    args = {k: v for k, v in item.args.items() if k != "image"}
+    duplicate = find_duplicate(model, args[NAME_FIELD[model]], args.get("description"))
     if duplicate is not None:
         return duplicate
+    author = check_author(args["author"]) if "author" in args else None
+    return create_linked(model, LinkedWrite(args, author), ctx)
+
+
+@dataclasses.dataclass
+class LinkedWrite:
+    """A validated venue/organizer write: the args and their resolved references."""
+
+    args: dict[str, t.Any]
+    author: User | None = None
+    image: Attachment | str | None = None
+
+
+def check_linked_write(
+    model: type[PostModel], args: dict[str, t.Any], user: User | None
+) -> LinkedWrite:
+    """Resolve the author and image, check coordinates; never writes.
+
+    :raises InvalidParams: every failing parameter, aggregated.
+    """
+    write = LinkedWrite(args)
+    errors: dict[str, ParamMessage] = {}
+    for name, check in (
+        ("author", lambda: setattr(write, "author", check_author(args["author"]))),
+        ("image", lambda: setattr(write, "image", check_image(args["image"], user))),
+    ):
+        if name in args:
+            try:
+                check()
+            except InvalidParams as exc:
+                errors.update(exc.errors)
+    if model is Venue:
+        errors.update(_coordinate_errors(args))
+    if errors:
+        raise InvalidParams(errors)
+    return write
+
+
+def _coordinate_errors(args: dict[str, t.Any]) -> dict[str, ParamMessage]:
+    """Coordinates come in pairs, within the globe's ranges."""
+    if ("geo_lat" in args) != ("geo_lng" in args):
+        missing, other = ("geo_lng", "geo_lat") if "geo_lat" in args else ("geo_lat", "geo_lng")
+        return {missing: ParamMessage("geoloc_pair", param=missing, other=other)}
+    errors = {}
+    if "geo_lat" in args and not -90 <= args["geo_lat"] <= 90:
+        errors["geo_lat"] = ParamMessage("bad_latitude", param="geo_lat")
+    if "geo_lng" in args and not -180 <= args["geo_lng"] <= 180:
+        errors["geo_lng"] = ParamMessage("bad_longitude", param="geo_lng")
+    return errors
+
+
+def create_linked(model: type[PostModel], write: LinkedWrite, ctx: WriteContext) -> PostModel:
+    """Insert a new venue/organizer in the request's language, with a unique slug."""
+    args = write.args
+    name = args[NAME_FIELD[model]]
     record = model(title=name, description=args.get("description", ""), language=ctx.language)
-    fields = VENUE_FIELDS if model is Venue else ORGANIZER_FIELDS
-    for field in fields:
-        if field in args:
-            setattr(record, field, args[field])
-    if model is Venue and not args.get("stateprovince"):
-        record.stateprovince = derive_stateprovince(record)
-    record.author = check_author(args["author"]) if "author" in args else ctx.user
-    record.status = scale_status(ctx.user, args.get("status"), "publish")
+    record.author = write.author or ctx.user
     record.slug = unique_slug(model, name, NAME_FIELD[model])
     stamp_new(record, ctx, args)
+    _apply_status(record, scale_status(ctx.user, args.get("status"), "publish"))
+    _apply_fields(record, write, ctx, creating=True)
     record.save(force_insert=True)
+    index_linked(record)
+    return record
+
+
+def update_linked(record: PostModel, write: LinkedWrite, ctx: WriteContext) -> PostModel:
+    """Partial update: only the sent fields change; no duplicate check (TEC)."""
+    args = write.args
+    name_field = NAME_FIELD[type(record)]
+    if name_field in args:
+        record.title = args[name_field]
+    if "description" in args:
+        record.description = args["description"]
+    if write.author is not None:
+        record.author = write.author
+    stamp_update(record, ctx, args)
+    if "status" in args:
+        _apply_status(record, scale_status(ctx.user, args["status"], "publish"))
+    _apply_fields(record, write, ctx, creating=False)
+    record.save()
+    if _touches_text(type(record), args):
+        index_linked(record)
+    return record
+
+
+def merge_into_duplicate(record: PostModel, write: LinkedWrite, ctx: WriteContext) -> PostModel:
+    """TEC's duplicate create: the sent fields are written onto the existing record, but
+    not its name, description, status or author."""
+    keep = ("title", "description", "status", "author", "date", "date_utc")
+    args = {k: v for k, v in write.args.items() if k not in keep and k != NAME_FIELD[type(record)]}
+    return update_linked(record, LinkedWrite(args, image=write.image), ctx)
+
+
+def _apply_status(record: PostModel, status: str) -> None:
+    record.status = status
+    if status == "publish" and record.date_utc > utc_now():
+        record.status = "future"  # WordPress schedules posts dated in the future
+
+
+def _apply_fields(
+    record: PostModel, write: LinkedWrite, ctx: WriteContext, *, creating: bool
+) -> None:
+    args = write.args
+    for field in VENUE_FIELDS if isinstance(record, Venue) else ORGANIZER_FIELDS:
+        if field in args:
+            setattr(record, field, args[field])
+    if "image" in args:
+        record.image = attach_image(write.image, ctx.user)
+    if (
+        isinstance(record, Venue)
+        and not args.get("stateprovince")
+        and (creating or "stateprovince" in args or any(f in args for f in ADDRESS_FIELDS))
+    ):
+        record.stateprovince = derive_stateprovince(record)
+
+
+def _touches_text(model: type[PostModel], args: dict[str, t.Any]) -> bool:
+    fields = {NAME_FIELD[model] if f == "title" else f for f in SEARCHED_FIELDS[model]}
+    return any(field in args for field in fields)
+
+
+def index_linked(record: PostModel) -> None:
+    """Store the record's searchable words (index-served search, see ``search.py``)."""
+    model = type(record)
+    texts = [getattr(record, field) or "" for field in SEARCHED_FIELDS[model]]
+    replace_words(SearchWord, SEARCH_KIND[model], record.id, record_words(*texts))
+
+
+def trash_linked(record: PostModel, ctx: WriteContext) -> PostModel:
+    """Move to trash (status kept for ownership checks, slug freed) and unlink it from
+    every event, as TEC removes the events' ``_EventVenueID``/``_EventOrganizerID``."""
+    model = type(record)
+    record.status_before_trash = record.status
+    record.status = "trash"
+    record.slug = free_slug(model, f"{record.slug}__trashed", exclude_id=record.id)
+    stamp_update(record, ctx, {})
+    record.save()
+    if model is Venue:
+        Event.update(venue=None).where(Event.venue == record.id).execute()
+    else:
+        EventOrganizer.delete().where(EventOrganizer.organizer == record.id).execute()
     return record
 
 

@@ -23,13 +23,29 @@ from .events import (
 )
 from .linked import OrganizerCreateArgs, OrganizerWriteArgs, VenueCreateArgs, VenueWriteArgs
 from .messages import ParamMessage
+from .terms import (
+    CategoryArchiveArgs,
+    CategoryCreateArgs,
+    CategoryWriteArgs,
+    TagArchiveArgs,
+    TagCreateArgs,
+    TagWriteArgs,
+    TermReadArgs,
+)
 
 __all__ = [
+    "CategoryArchiveArgs",
+    "CategoryCreateArgs",
+    "CategoryWriteArgs",
     "EventArchiveArgs",
     "EventCreateArgs",
     "EventDeleteArgs",
     "EventReadArgs",
     "EventWriteArgs",
+    "TagArchiveArgs",
+    "TagCreateArgs",
+    "TagWriteArgs",
+    "TermReadArgs",
     "OrganizerCreateArgs",
     "OrganizerWriteArgs",
     "VenueCreateArgs",

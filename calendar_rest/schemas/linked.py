@@ -63,3 +63,41 @@ class OrganizerWriteArgs(LinkedPostArgs):
 
 class OrganizerCreateArgs(OrganizerWriteArgs):
     organizer = f.String(required=True, metadata={"description": "The organizer name"})
+
+
+class LinkedReadArgs(Schema):
+    """Single venue/organizer reads and deletes."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    i18n_language = f.Language(metadata={"description": "The language of the request"})
+
+
+class LinkedArchiveArgs(Schema):
+    """``GET /venues`` and ``GET /organizers`` (TEC's ``Archive_Venue``), in SPEC order."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    page = f.Integer(
+        positive=True, load_default=1, metadata={"description": "The archive page to return"}
+    )
+    per_page = f.Integer(
+        positive=True, metadata={"description": "The number of records to return on each page"}
+    )
+    search = f.String(metadata={"description": "Records should contain every word of the string"})
+    event = f.Integer(
+        positive=True, metadata={"description": "Records should be linked to this event ID"}
+    )
+    has_events = f.Raw(
+        metadata={
+            "description": "Truthy: records linked to a scheduled event; anything else: the"
+            " records that are not"
+        }
+    )
+    only_with_upcoming = f.Raw(
+        metadata={"description": "Truthy: records linked to upcoming events only"}
+    )
+    status = f.StringList(metadata={"description": "Records should have one of these statuses"})
+    i18n_language = f.Language(metadata={"description": "The language of the request"})

@@ -1,0 +1,108 @@
+"""Venue and organizer look-ups and their archive as SQL, every filter index-served.
+
+Single look-ups use prepared SQL like events (the hot path). The archive is one
+filtered selection: a page query ordered by publication date, a COUNT of the same
+selection, and one batched image look-up, whatever the page size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import typing as t
+
+import peewee as pw
+
+from ..models import Attachment, Event, EventOrganizer, PostModel, SearchWord, User, Venue
+from ..search import prefix_range
+from .events import MAX_ID
+from .prepared import fetch
+from .visibility import listable
+
+M = t.TypeVar("M", bound=PostModel)
+#: events in these statuses do not count for ``has_events`` (TEC)
+UNSCHEDULED = ("draft", "pending")
+
+
+def linked_by_id(model: type[M], record_id: int) -> M | None:
+    if not 0 < record_id <= MAX_ID:
+        return None
+    rows = fetch(
+        model, (model.__name__, "by_id"), lambda: model.select().where(model.id == 1), [record_id]
+    )
+    return rows[0][0] if rows else None
+
+
+def linked_by_slug(model: type[M], slug: str) -> M | None:
+    rows = fetch(
+        model, (model.__name__, "by_slug"), lambda: model.select().where(model.slug == "x"), [slug]
+    )
+    return rows[0][0] if rows else None
+
+
+@dataclasses.dataclass
+class LinkedFilters:
+    """Validated, resolved filters of ``GET /venues`` or ``GET /organizers``."""
+
+    language: str
+    search_kind: str
+    statuses: list[str] | None = None
+    search_words: list[str] = dataclasses.field(default_factory=list)
+    #: only records linked to this event
+    event: Event | None = None
+    #: True: linked to a scheduled event; False: not linked to any
+    has_events: bool | None = None
+    #: only records linked to events starting at or after this UTC time
+    upcoming_after: dt.datetime | None = None
+
+
+def linked_archive_query(
+    model: type[M], filters: LinkedFilters, user: User | None
+) -> pw.ModelSelect:
+    """The filtered, unordered archive selection for ``user``."""
+    conditions: list[pw.Expression] = [
+        model.language == filters.language,
+        listable(model, user, filters.statuses),
+    ]
+    for word in filters.search_words:
+        low, high = prefix_range(word)
+        match = (SearchWord.kind == filters.search_kind) & (SearchWord.word >= low)
+        if high is not None:
+            match &= SearchWord.word < high
+        conditions.append(model.id.in_(SearchWord.select(SearchWord.record_id).where(match)))
+    if filters.event is not None:
+        conditions.append(model.id.in_(_linked_ids(model, Event.id == filters.event.id)))
+    if filters.has_events is not None:
+        scheduled = _linked_ids(model, Event.status.not_in(UNSCHEDULED))
+        conditions.append(
+            model.id.in_(scheduled) if filters.has_events else model.id.not_in(scheduled)
+        )
+    if filters.upcoming_after is not None:
+        upcoming = (Event.start_utc >= filters.upcoming_after) & listable(Event, user)
+        conditions.append(model.id.in_(_linked_ids(model, upcoming)))
+    return model.select().where(pw.reduce(pw.operator.and_, conditions))
+
+
+def _linked_ids(model: type[PostModel], event_condition: pw.Expression) -> pw.ModelSelect:
+    """IDs of the records of ``model`` linked to events matching the condition."""
+    if model is Venue:
+        return Event.select(Event.venue).where(event_condition & Event.venue.is_null(False))
+    return (
+        EventOrganizer.select(EventOrganizer.organizer)
+        .join(Event, on=EventOrganizer.event == Event.id)
+        .where(event_condition)
+    )
+
+
+def linked_page(query: pw.ModelSelect, model: type[M], page: int, per_page: int) -> list[M]:
+    """One page, newest publication first, then highest ID (WordPress's default)."""
+    ordered = query.order_by(model.date_utc.desc(), model.id.desc())
+    return list(ordered.limit(per_page).offset((page - 1) * per_page))
+
+
+def images_of(records: t.Sequence[PostModel]) -> dict[int, Attachment]:
+    """The featured images of a page of records, in one query."""
+    ids = sorted({record.image_id for record in records if record.image_id})
+    if not ids:
+        return {}
+    return {image.id: image for image in Attachment.select().where(Attachment.id.in_(ids))}

@@ -1,0 +1,238 @@
+"""Venue and organizer routes: TEC's ``Archive_Venue``/``Single_Venue(_Slug)`` and the
+organizer twins, as one base parametrised by model, name and schemas.
+
+WordPress's order on every route: parameters (an unknown ID or slug is one of them,
+TEC keeps it a 400) → permission (401/403) → handler. Unlike TEC 6.0.8, ownership is
+enforced on the by-slug writes too, updates are partial, and list totals and links
+describe the filtered set.
+"""
+
+from __future__ import annotations
+
+import math
+import typing as t
+
+from marshmallow import Schema
+from werkzeug.wrappers import Response
+
+from ..errors import InvalidParams, RestError
+from ..http import json_response
+from ..models import Attachment, Organizer, PostModel, User, Venue
+from ..permissions import can_create, can_delete, can_edit, can_read, has_cap
+from ..queries.linked import (
+    images_of,
+    linked_archive_query,
+    linked_by_id,
+    linked_by_slug,
+    linked_page,
+)
+from ..repository.linked import (
+    NAME_FIELD,
+    SEARCH_KIND,
+    LinkedWrite,
+    check_linked_write,
+    create_linked,
+    find_duplicate,
+    merge_into_duplicate,
+    trash_linked,
+    update_linked,
+)
+from ..repository.posts import WriteContext
+from ..schemas.linked import (
+    LinkedArchiveArgs,
+    LinkedReadArgs,
+    OrganizerCreateArgs,
+    OrganizerWriteArgs,
+    VenueCreateArgs,
+    VenueWriteArgs,
+)
+from ..schemas.messages import ParamMessage
+from ..wire.linked import organizer_data, venue_data
+from .base import Call, Resource, shared_schema
+from .linked_archive import resolve_linked_archive
+
+
+class LinkedPosts(Resource):
+    """``/<collection>``, ``/<collection>/{id}`` and ``/<collection>/by-slug/{slug}``."""
+
+    model: t.ClassVar[type[PostModel]]
+    #: the collection's key in list bodies and URLs (``venues``)
+    collection: t.ClassVar[str]
+    write_args: t.ClassVar[type[Schema]]
+    create_args: t.ClassVar[type[Schema]]
+
+    @property
+    def name(self) -> str:
+        """The singular (``venue``): the name parameter and the error code prefix."""
+        return NAME_FIELD[self.model]
+
+    # -- archive ---------------------------------------------------------------------
+
+    def on_get_collection(self, call: Call) -> Response:
+        archive = self.load_archive(call)
+        query = linked_archive_query(self.model, archive.filters, call.user)
+        page, per_page = archive.page, archive.per_page
+        total = t.cast(int, query.count())
+        records = linked_page(query, self.model, page, per_page)
+        if not records and page > 1:
+            raise RestError(f"{self.name}-archive-page-not-found", 404)
+        images = images_of(records)
+        items = [self.data(r, call, images.get(r.image_id or 0)) for r in records]
+        total_pages = math.ceil(total / per_page) if total else 0
+        return self.archive_response(
+            self.collection, items, archive.echo, page, total, total_pages, call
+        )
+
+    def load_archive(self, call: Call) -> t.Any:
+        """Every parameter validated, then the references of the valid ones resolved;
+        all failures reported together in declaration order, as WordPress does."""
+        schema = shared_schema(LinkedArchiveArgs)
+        kind = SEARCH_KIND[self.model]
+        try:
+            args = self.load(schema, call.params)
+        except InvalidParams as exc:
+            errors, valid = dict(exc.errors), {"page": 1, **exc.valid}
+        else:
+            return resolve_linked_archive(args, call.user, call.language, kind, self.settings)
+        try:
+            resolve_linked_archive(valid, call.user, call.language, kind, self.settings)
+        except InvalidParams as exc:
+            errors.update(exc.errors)
+        order = list(schema.fields)
+        ranked = sorted(errors, key=lambda name: order.index(name) if name in order else 99)
+        raise InvalidParams({name: errors[name] for name in ranked})
+
+    # -- single reads ----------------------------------------------------------------
+
+    def on_get(self, call: Call, id: int) -> Response:
+        record = linked_by_id(self.model, id)
+        return self.read(call, self.target(call, shared_schema(LinkedReadArgs), record))
+
+    def on_get_by_slug(self, call: Call, slug: str) -> Response:
+        record = linked_by_slug(self.model, slug)
+        return self.read(call, self.target(call, shared_schema(LinkedReadArgs), record, "slug"))
+
+    def read(self, call: Call, target: tuple[PostModel, dict[str, t.Any]]) -> Response:
+        record, _ = target
+        if not can_read(call.user, record):
+            raise RestError(f"{self.name}-not-accessible", 403)
+        return json_response(self.represent(record, call, single=True))
+
+    # -- writes ----------------------------------------------------------------------
+
+    def on_post_collection(self, call: Call) -> Response:
+        args = self.load(shared_schema(self.create_args), call.params)
+        write = check_linked_write(self.model, args, call.user)
+        self.require(can_create(call.user), call.user)
+        self.check_author_change(call.user, write.author)
+        ctx = self.write_context(call)
+        record = find_duplicate(self.model, args[self.name], args.get("description"))
+        if record is None:
+            record = create_linked(self.model, write, ctx)
+        elif can_edit(call.user, record):
+            record = merge_into_duplicate(record, write, ctx)
+        return json_response(self.represent(record, call), status=201)
+
+    def on_post(self, call: Call, id: int) -> Response:
+        return self.update(call, linked_by_id(self.model, id), "id")
+
+    def on_post_by_slug(self, call: Call, slug: str) -> Response:
+        return self.update(call, linked_by_slug(self.model, slug), "slug")
+
+    def update(self, call: Call, record: PostModel | None, param: str) -> Response:
+        record, write = self.target_write(call, record, param)
+        self.require(can_edit(call.user, record), call.user)
+        self.check_author_change(call.user, write.author, record)
+        record = update_linked(record, write, self.write_context(call))
+        return json_response(self.represent(record, call))
+
+    def on_delete(self, call: Call, id: int) -> Response:
+        return self.delete(call, linked_by_id(self.model, id), "id")
+
+    def on_delete_by_slug(self, call: Call, slug: str) -> Response:
+        return self.delete(call, linked_by_slug(self.model, slug), "slug")
+
+    def delete(self, call: Call, record: PostModel | None, param: str) -> Response:
+        record, _ = self.target(call, shared_schema(LinkedReadArgs), record, param)
+        self.require(can_delete(call.user, record), call.user)
+        if record.status == "trash":
+            raise RestError(f"{self.name}-is-in-trash", 410)
+        record = trash_linked(record, self.write_context(call))
+        return json_response(self.represent(record, call))
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def target(
+        self, call: Call, schema: Schema, record: PostModel | None, param: str = "id"
+    ) -> tuple[PostModel, dict[str, t.Any]]:
+        """The addressed record and the validated args; an unknown record is an invalid
+        ``id``/``slug`` reported with the other invalid parameters (TEC)."""
+        errors: dict[str, ParamMessage] = {}
+        if record is None:
+            errors[param] = ParamMessage("invalid")
+        try:
+            args = self.load(schema, call.params)
+        except InvalidParams as exc:
+            errors.update(exc.errors)
+        if errors:
+            raise InvalidParams(errors)
+        assert record is not None
+        return record, args
+
+    def target_write(
+        self, call: Call, record: PostModel | None, param: str
+    ) -> tuple[PostModel, LinkedWrite]:
+        record, args = self.target(call, shared_schema(self.write_args), record, param)
+        return record, check_linked_write(self.model, args, call.user)
+
+    @staticmethod
+    def check_author_change(
+        user: User | None, author: User | None, record: PostModel | None = None
+    ) -> None:
+        """Writing in someone else's name needs ``edit_others_posts`` (WordPress core)."""
+        if author is None or user is None:
+            return
+        current = record.author_id if record is not None else user.id
+        if author.id != current and not has_cap(user, "edit_others_posts"):
+            raise RestError("rest_forbidden", 403)
+
+    def represent(
+        self, record: PostModel, call: Call, *, single: bool = False
+    ) -> dict[str, t.Any]:
+        image = images_of([record]).get(record.image_id or 0)
+        return self.data(record, call, image, single=single)
+
+    def data(
+        self, record: t.Any, call: Call, image: Attachment | None, *, single: bool = False
+    ) -> dict[str, t.Any]:
+        raise NotImplementedError
+
+    def write_context(self, call: Call) -> WriteContext:
+        assert call.user is not None
+        return WriteContext(call.user, self.settings.timezone, call.language)
+
+
+class Venues(LinkedPosts):
+    model = Venue
+    collection = "venues"
+    write_args = VenueWriteArgs
+    create_args = VenueCreateArgs
+
+    def data(
+        self, record: Venue, call: Call, image: Attachment | None, *, single: bool = False
+    ) -> dict[str, t.Any]:
+        return venue_data(
+            record, call.urls, image, single=single, geolocation=self.settings.geolocation
+        )
+
+
+class Organizers(LinkedPosts):
+    model = Organizer
+    collection = "organizers"
+    write_args = OrganizerWriteArgs
+    create_args = OrganizerCreateArgs
+
+    def data(
+        self, record: Organizer, call: Call, image: Attachment | None, *, single: bool = False
+    ) -> dict[str, t.Any]:
+        return organizer_data(record, call.urls, image, single=single)
