@@ -96,3 +96,120 @@ def refresh_term_counts(term_ids: t.Iterable[int]) -> None:
         .where((EventTerm.term == Term.id) & (Event.status == "publish"))
     )
     Term.update(count=published).where(Term.id.in_(ids)).execute()
+
+
+# -- the category and tag routes ---------------------------------------------------------
+
+#: what a term slug falls back to when neither the slug nor the name gives one
+FALLBACK_SLUG = "term"
+#: leaves room for "-NNN" in the 200-character column
+MAX_TERM_SLUG = 190
+
+
+def term_by_id(taxonomy: str, term_id: int) -> Term | None:
+    return Term.select().where((Term.taxonomy == taxonomy) & (Term.id == term_id)).first()
+
+
+def existing_term_ids(taxonomy: str, ids: list[int]) -> set[int]:
+    query = Term.select(Term.id).where((Term.taxonomy == taxonomy) & Term.id.in_(ids or [0]))
+    return {row.id for row in query}
+
+
+def descendant_ids(term_id: int) -> set[int]:
+    """Every category below ``term_id``: one read of the (small) parent column."""
+    children: dict[int, list[int]] = {}
+    for child_id, parent_id in Term.select(Term.id, Term.parent).where(
+        Term.taxonomy == TAXONOMY_CATEGORY
+    ).tuples():
+        if parent_id:
+            children.setdefault(parent_id, []).append(child_id)
+    found: set[int] = set()
+    stack = [term_id]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def name_taken(
+    taxonomy: str, name: str, parent_id: int | None, language: str, exclude_id: int | None = None
+) -> Term | None:
+    """The term already named ``name`` (any case) where WordPress forbids a second one:
+    under the same parent for categories, anywhere for tags; per language, because
+    translations are separate terms."""
+    query = Term.select().where(
+        (Term.taxonomy == taxonomy)
+        & (Term.language == language)
+        & (pw.fn.LOWER(Term.name) == name.lower())
+    )
+    if taxonomy == TAXONOMY_CATEGORY:
+        query = query.where(Term.parent.is_null() if not parent_id else Term.parent == parent_id)
+    if exclude_id is not None:
+        query = query.where(Term.id != exclude_id)
+    return query.first()
+
+
+def slug_owner(taxonomy: str, slug: str, exclude_id: int) -> Term | None:
+    return Term.select().where(
+        (Term.taxonomy == taxonomy) & (Term.slug == slug) & (Term.id != exclude_id)
+    ).first()
+
+
+def free_term_slug(taxonomy: str, base: str) -> str:
+    """``base`` if unused in the taxonomy, else the first free ``base-N`` (WordPress's
+    ``wp_unique_term_slug``). Writers are queued per request, so nobody takes it
+    between this read and the insert."""
+    taken = {
+        row.slug
+        for row in Term.select(Term.slug).where(
+            (Term.taxonomy == taxonomy)
+            & ((Term.slug == base) | Term.slug.startswith(f"{base}-"))
+        )
+    }
+    if base not in taken:
+        return base
+    number = 2
+    while f"{base}-{number}" in taken:
+        number += 1
+    return f"{base}-{number}"
+
+
+def term_slug(wanted: str | None, name: str) -> str:
+    """The slug a term asks for: the given one sanitised, else one from the name."""
+    return slugify(wanted or "", max_length=MAX_TERM_SLUG) or slugify(
+        name, max_length=MAX_TERM_SLUG
+    ) or FALLBACK_SLUG
+
+
+def create_term(taxonomy: str, args: dict[str, t.Any], language: str) -> Term:
+    """Insert a validated term; its slug is made unique, its count starts at 0."""
+    return Term.create(
+        taxonomy=taxonomy,
+        name=args["name"],
+        slug=free_term_slug(taxonomy, term_slug(args.get("slug"), args["name"])),
+        description=args.get("description", ""),
+        parent=args.get("parent") or None,
+        language=language,
+    )
+
+
+def update_term(term: Term, args: dict[str, t.Any], slug: str | None) -> Term:
+    """Apply the given fields only (partial update); ``slug`` is already checked free."""
+    for name in ("name", "description"):
+        if name in args:
+            setattr(term, name, args[name])
+    if "parent" in args:
+        term.parent = args["parent"] or None
+    if slug is not None:
+        term.slug = slug
+    term.save()
+    return term
+
+
+def delete_term(term: Term) -> None:
+    """Delete for good: unlink its events, and give its children its parent (WordPress)."""
+    EventTerm.delete().where(EventTerm.term == term.id).execute()
+    Term.update(parent=term.parent_id).where(Term.parent == term.id).execute()
+    Term.delete().where(Term.id == term.id).execute()

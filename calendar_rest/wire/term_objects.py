@@ -1,0 +1,89 @@
+"""Categories and tags as their own routes return them (TEC's reshaped core term object).
+
+Keys in emission order: ``id, count, description, name, slug, taxonomy, parent``
+(categories only), ``meta, url, urls``. Single reads and writes append WordPress's
+HAL ``_links``; TEC's point at core's ``wp/v2`` routes, ours at the same paths under
+our site, so clients that read the key set and types keep working. Embedded terms
+(inside events) keep their own shape: see ``wire.terms``.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from ..models import TAXONOMY_CATEGORY, TAXONOMY_TAG, Term
+from .terms import term_urls
+from .urls import Urls
+
+#: core's REST base of each taxonomy (``wp/v2/<base>``)
+CORE_BASES = {TAXONOMY_CATEGORY: TAXONOMY_CATEGORY, TAXONOMY_TAG: "tags"}
+#: the object types each taxonomy is attached to, as core's ``wp:post_type`` links list
+#: them: ``(rest base, query parameter)``
+POST_TYPE_LINKS = {
+    TAXONOMY_CATEGORY: (("calendar_events", TAXONOMY_CATEGORY),),
+    TAXONOMY_TAG: (("posts", "tags"), ("calendar_events", "tags")),
+}
+CATEGORY_ARCHIVE_PATH = "events/category"
+TAG_ARCHIVE_PATH = "tag"
+#: parent id and slug of categories, enough to build nested archive links
+Ancestry = t.Mapping[int, tuple[int | None, str]]
+
+
+def term_object(term: Term, urls: Urls, ancestry: Ancestry) -> dict[str, t.Any]:
+    """The plain term: list items and DELETE responses."""
+    data: dict[str, t.Any] = {
+        "id": term.id,
+        "count": term.count,
+        "description": term.description,
+        "name": term.name,
+        "slug": term.slug,
+        "taxonomy": term.taxonomy,
+    }
+    if term.taxonomy == TAXONOMY_CATEGORY:
+        data["parent"] = term.parent_id or 0
+    data["meta"] = []
+    data["url"] = public_link(term, urls, ancestry)
+    data["urls"] = term_urls(term, urls)
+    return data
+
+
+def single_term_object(term: Term, urls: Urls, ancestry: Ancestry) -> dict[str, t.Any]:
+    """The term with ``_links``: single GET, create and update responses."""
+    return {**term_object(term, urls, ancestry), "_links": core_links(term, urls)}
+
+
+def public_link(term: Term, urls: Urls, ancestry: Ancestry) -> str:
+    """The public archive page: categories nest under every ancestor's slug (WordPress's
+    hierarchical term links), tags live under ``/tag/``."""
+    if term.taxonomy != TAXONOMY_CATEGORY:
+        return urls.term_link(TAG_ARCHIVE_PATH, term.slug)
+    slugs: list[str] = []
+    seen = {term.id}
+    parent = term.parent_id
+    while parent and parent in ancestry and parent not in seen:
+        seen.add(parent)
+        parent, slug = ancestry[parent]
+        slugs.append(slug)
+    return urls.term_link("/".join([CATEGORY_ARCHIVE_PATH, *reversed(slugs)]), term.slug)
+
+
+def core_link(urls: Urls, path: str) -> str:
+    """Where core's ``wp/v2`` route would live on our site."""
+    return f"{urls.site}{urls.language_prefix}/wp-json/wp/v2/{path}"
+
+
+def core_links(term: Term, urls: Urls) -> dict[str, list[dict[str, t.Any]]]:
+    base = CORE_BASES[term.taxonomy]
+    links: dict[str, list[dict[str, t.Any]]] = {
+        "self": [{"href": core_link(urls, f"{base}/{term.id}")}],
+        "collection": [{"href": core_link(urls, base)}],
+        "about": [{"href": core_link(urls, f"taxonomies/{term.taxonomy}")}],
+    }
+    if term.parent_id:
+        links["up"] = [{"embeddable": True, "href": core_link(urls, f"{base}/{term.parent_id}")}]
+    links["wp:post_type"] = [
+        {"href": core_link(urls, f"{post_type}?{param}={term.id}")}
+        for post_type, param in POST_TYPE_LINKS[term.taxonomy]
+    ]
+    links["curies"] = [{"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}]
+    return links
