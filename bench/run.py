@@ -74,6 +74,8 @@ SCENARIOS = (
     Scenario("window", "date window", "?start_date=<today+30d>&end_date=<today+60d>"),
     Scenario("deep", "deep page", "?page=<total_pages // 2 of the default listing>"),
     Scenario("single", "single event by id", "/events/<id>, cycling --single-ids published IDs"),
+    Scenario("venues", "venues list", "GET /venues: first page of venues (newest first)"),
+    Scenario("categories", "categories list", "GET /categories: first page of categories"),
 )
 
 
@@ -268,6 +270,8 @@ def scenario_paths(key: str, facts: Facts, app_base: str, today: dt.date) -> lis
         return [f"{EVENTS}?page={max(1, total_pages // 2)}"]
     if key == "single":
         return [f"{EVENTS}/{pk}" for pk in facts.event_ids]
+    if key in ("venues", "categories"):
+        return [EVENTS.rsplit("/", 1)[0] + f"/{key}"]
     raise ValueError(f"unknown scenario {key!r}")
 
 

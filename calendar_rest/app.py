@@ -26,7 +26,6 @@ from .db import connect_database, request_scope
 from .errors import RestError, no_route
 from .http import Request, collect_params, json_response
 from .models import SiteState, User
-from .permissions import has_cap
 from .resources import RESOURCE_CLASSES
 from .resources.base import Call, NotBuilt, Resource
 from .routes import ROUTES, build_url_map, endpoint_name
@@ -173,8 +172,14 @@ class Application:
         params = collect_params(request)
         call = Call(request, user, params, urls, self.language_of(request, params))
         response = responder(call, **values)
-        response.headers["Allow"] = allowed_methods(endpoint, user)
+        response.headers["Allow"] = self.allowed_methods(endpoint, user)
         return response
+
+    def allowed_methods(self, endpoint: str, user: User | None) -> str:
+        """WordPress's ``Allow`` header: the route's methods this user may call at all."""
+        spec = ROUTE_SPECS[endpoint]
+        resource = self.resources[spec.resource]
+        return ", ".join(method for method in spec.methods if resource.may_call(method, user))
 
     def generation(self) -> int:
         """The database's write generation: one primary-key read with prepared SQL."""
@@ -229,20 +234,6 @@ def cacheable(request: Request) -> bool:
         for name in DATE_PARAMS
         for value in request.args.getlist(name)
     )
-
-
-def allowed_methods(endpoint: str, user: User | None) -> str:
-    """WordPress's ``Allow`` header: the route's methods this user may call at all."""
-    spec = ROUTE_SPECS[endpoint]
-    allowed = []
-    for method in spec.methods:
-        if method == "GET":
-            allowed.append(method)
-        elif method == "DELETE" and has_cap(user, "delete_posts"):
-            allowed.append(method)
-        elif method != "DELETE" and has_cap(user, "edit_posts"):
-            allowed.append(method)
-    return ", ".join(allowed)
 
 
 def split_language_root(environ: WSGIEnvironment) -> str:

@@ -38,4 +38,23 @@ MESSAGES: dict[str, str] = {
     "invalid-linked-post-id": N_("The provided linked post ID is not valid"),
     "could-not-create-venue": N_("The venue could not be created from the provided data"),
     "could-not-create-organizer": N_("The organizer could not be created from the provided data"),
+    # TEC venues and organizers
+    "venue-not-accessible": N_("The requested venue is not accessible"),
+    "organizer-not-accessible": N_("The requested organizer is not accessible"),
+    "venue-archive-page-not-found": N_("The requested venue archive page does not exist"),
+    "organizer-archive-page-not-found": N_("The requested organizer archive page does not exist"),
+    "could-not-update-venue": N_("The venue could not be updated"),
+    "could-not-update-organizer": N_("The organizer could not be updated"),
+    "venue-is-in-trash": N_("The venue is already trashed"),
+    "organizer-is-in-trash": N_("The organizer is already trashed"),
+    "could-not-delete-venue": N_("The venue could not be deleted"),
+    "could-not-delete-organizer": N_("The organizer could not be deleted"),
+    # WordPress core terms (categories and tags)
+    "term_exists": N_("A term with the name provided already exists with this parent."),
+    #: term_exists for a flat taxonomy (tags): same code, WordPress's other sentence
+    "term_exists_in_taxonomy": N_(
+        "A term with the name provided already exists in this taxonomy."
+    ),
+    "rest_taxonomy_not_hierarchical": N_("Cannot set parent term, taxonomy is not hierarchical."),
+    "duplicate_term_slug": N_("The slug “%s” is already in use by another term."),
 }

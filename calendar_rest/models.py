@@ -97,7 +97,8 @@ class Venue(PostModel):
 
     class Meta:
         indexes = (
-            (("status", "date_utc"), False),
+            # the venue list: language and status, newest first
+            (("language", "status", "date_utc", "id"), False),
             (("geo_lat", "geo_lng"), False),
         )
 
@@ -108,7 +109,7 @@ class Organizer(PostModel):
     email = pw.CharField(max_length=255, default="")
 
     class Meta:
-        indexes = ((("status", "date_utc"), False),)
+        indexes = ((("language", "status", "date_utc", "id"), False),)
 
 
 class Event(PostModel):

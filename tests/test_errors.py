@@ -218,3 +218,22 @@ def test_a_configured_site_url_is_used_for_every_url(
     assert event["global_id_lineage"] == [event["global_id"]]
     listing = client.get(f"{NS}/events", environ_overrides={"SCRIPT_NAME": "/ignored"})
     assert listing.json["rest_url"].startswith(f"https://events.example.org{NS}/events/")
+
+
+@pytest.mark.parametrize(
+    ("path", "login", "allow"),
+    [
+        ("/events", None, "GET"),
+        ("/events", "subscriber", "GET"),
+        ("/events", "contributor", "GET, POST"),
+        ("/categories", "contributor", "GET"),
+        ("/categories", "author", "GET, POST"),
+        ("/tags", "author", "GET"),
+        ("/tags", "editor", "GET, POST"),
+        ("/venues", "contributor", "GET, POST"),
+    ],
+)
+def test_the_allow_header_lists_what_the_user_may_call(
+    api: Api, path: str, login: str | None, allow: str
+) -> None:
+    assert api.get(path, login).headers["Allow"] == allow

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from .base import Resource
 from .events import Events
+from .linked_posts import Organizers, Venues
+from .terms import Categories, Tags
 
 RESOURCE_CLASSES: dict[str, type[Resource]] = {
     "events": Events,
+    "venues": Venues,
+    "organizers": Organizers,
+    "categories": Categories,
+    "tags": Tags,
 }

@@ -17,6 +17,7 @@ from werkzeug.wrappers import Response
 from ..errors import InvalidParams, forbidden, missing_params
 from ..http import Request, json_response
 from ..models import User
+from ..permissions import has_cap
 from ..schemas import MissingParams, validate
 from ..schemas.messages import ParamMessage
 from ..settings import Settings
@@ -36,6 +37,18 @@ class Call:
     params: dict[str, t.Any]
     urls: Urls
     language: str
+
+
+_schemas: dict[type[Schema], Schema] = {}
+
+
+def shared_schema(schema_class: type[Schema]) -> Schema:
+    """One shared instance per argument set: building a marshmallow schema deep-copies
+    its fields, which costs more than loading a request with it (loads are stateless)."""
+    instance = _schemas.get(schema_class)
+    if instance is None:
+        instance = _schemas[schema_class] = schema_class()
+    return instance
 
 
 class Resource:
@@ -98,6 +111,13 @@ class Resource:
         if links:
             headers.append(("Link", ", ".join(links)))
         return json_response(body, headers=headers)
+
+    def may_call(self, method: str, user: User | None) -> bool:
+        """Whether ``user`` holds the generic capability for ``method`` (the ``Allow``
+        header); per-record checks still apply when the request runs."""
+        if method == "GET":
+            return True
+        return has_cap(user, "delete_posts" if method == "DELETE" else "edit_posts")
 
     @staticmethod
     def require(allowed: bool, user: User | None) -> None:

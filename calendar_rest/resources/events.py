@@ -27,7 +27,7 @@ from ..schemas import (
     EventWriteArgs,
 )
 from ..wire.events import EventView, event_data
-from .base import Call, Resource
+from .base import Call, Resource, shared_schema
 from .event_archive import resolve_archive
 
 
@@ -59,7 +59,7 @@ class Events(Resource):
     def load_archive_args(self, call: Call) -> dict[str, t.Any]:
         """Validate every parameter, then resolve the references of the valid ones, and
         report all failures together in declaration order, as WordPress does."""
-        schema = EventArchiveArgs()
+        schema = shared_schema(EventArchiveArgs)
         try:
             return self.load(schema, call.params)
         except InvalidParams as exc:
@@ -75,12 +75,12 @@ class Events(Resource):
     # -- single reads ----------------------------------------------------------------
 
     def on_get(self, call: Call, id: int) -> Response:
-        args = self.load(EventReadArgs(), call.params)
+        args = self.load(shared_schema(EventReadArgs), call.params)
         return self.read(call, event_by_id(id), id, args)
 
     def on_get_by_slug(self, call: Call, slug: str) -> Response:
         params = {k: v for k, v in call.params.items() if k != "password"}
-        args = self.load(EventReadArgs(), params)
+        args = self.load(shared_schema(EventReadArgs), params)
         return self.read(call, self.by_slug(slug), 0, args)
 
     def read(
@@ -99,7 +99,7 @@ class Events(Resource):
     # -- writes ----------------------------------------------------------------------
 
     def on_post_collection(self, call: Call) -> Response:
-        args = self.load(EventCreateArgs(), call.params)
+        args = self.load(shared_schema(EventCreateArgs), call.params)
         write = check_event_write(args, call.user)
         self.require(can_create(call.user), call.user)
         self.check_author_change(call.user, write.author)
@@ -116,7 +116,7 @@ class Events(Resource):
     def update(
         self, call: Call, event: Event | None, event_id: int, params: dict[str, t.Any]
     ) -> Response:
-        args = self.load(EventWriteArgs(), params)
+        args = self.load(shared_schema(EventWriteArgs), params)
         write = check_event_write(args, call.user)
         if event is None:
             self.require(can_create(call.user), call.user)
@@ -127,11 +127,11 @@ class Events(Resource):
         return json_response(self.represent(event, call))
 
     def on_delete(self, call: Call, id: int) -> Response:
-        self.load(EventDeleteArgs(), call.params)
+        self.load(shared_schema(EventDeleteArgs), call.params)
         return self.delete(call, event_by_id(id), id)
 
     def on_delete_by_slug(self, call: Call, slug: str) -> Response:
-        self.load(EventDeleteArgs(), call.params)
+        self.load(shared_schema(EventDeleteArgs), call.params)
         return self.delete(call, self.by_slug(slug), 0)
 
     def delete(self, call: Call, event: Event | None, event_id: int) -> Response:

@@ -36,6 +36,7 @@ PARAM_MESSAGES: dict[str, str] = {
     "unknown_term": N_("%(param)s contains an unknown term: %(value)s."),
     "unknown_linked": N_("%(param)s contains an ID that is not a valid record: %(value)s."),
     "unknown_event": N_("%(param)s is not the ID of an existing event."),
+    "parent_cycle": N_("%(param)s cannot be the term itself or one of its descendants."),
     "unknown_image": N_("%(param)s is not the ID of an existing image."),
     "upload_forbidden": N_("Sorry, you are not allowed to add images by URL."),
     "missing_name": N_("%(param)s needs a name to create a record."),
