@@ -17,7 +17,7 @@ from werkzeug.wrappers import Response
 from ..errors import InvalidParams, forbidden, missing_params
 from ..http import Request, json_response
 from ..models import User
-from ..permissions import has_cap
+from ..permissions import Owned, has_cap
 from ..schemas import MissingParams, validate
 from ..schemas.messages import ParamMessage
 from ..settings import Settings
@@ -88,29 +88,47 @@ class Resource:
         total: int,
         total_pages: int,
         call: Call,
+        *,
+        terms_order: bool = False,
     ) -> Response:
-        """TEC's list wrapper, its total headers, WordPress's, and a ``Link`` header."""
-        body: dict[str, t.Any] = {key: items, "rest_url": call.urls.rest(f"{key}/", query_args)}
-        links = []
-        rest_args = {k: v for k, v in query_args.items() if k != "page"}
-        if page < total_pages:
-            body["next_rest_url"] = call.urls.rest(f"{key}/", {**rest_args, "page": str(page + 1)})
-            links.append(f'<{body["next_rest_url"]}>; rel="next"')
-        if page > 1:
-            previous = dict(rest_args) if page == 2 else {**rest_args, "page": str(page - 1)}
-            body["previous_rest_url"] = call.urls.rest(f"{key}/", previous)
-            links.append(f'<{body["previous_rest_url"]}>; rel="prev"')
-        body["total"] = total
-        body["total_pages"] = total_pages
+        """TEC's list wrapper, its total headers, WordPress's, and a ``Link`` header.
+
+        Post lists read ``{key, rest_url, next, previous, total, total_pages}``; TEC's
+        term lists (``terms_order``) read ``{rest_url, total, total_pages, key, next,
+        previous}``.
+        """
+        rest_url = call.urls.rest(f"{key}/", query_args)
+        pages = page_links(key, query_args, page, total_pages, call)
+        if terms_order:
+            body = {"rest_url": rest_url, "total": total, "total_pages": total_pages,
+                    key: items, **pages}
+        else:
+            body = {key: items, "rest_url": rest_url, **pages, "total": total,
+                    "total_pages": total_pages}
         headers = [
             ("X-TEC-Total", str(total)),
             ("X-TEC-TotalPages", str(total_pages)),
             ("X-WP-Total", str(total)),
             ("X-WP-TotalPages", str(total_pages)),
         ]
-        if links:
-            headers.append(("Link", ", ".join(links)))
+        relations = {"next_rest_url": "next", "previous_rest_url": "prev"}
+        if pages:
+            headers.append(
+                ("Link", ", ".join(f'<{url}>; rel="{relations[name]}"'
+                                   for name, url in pages.items()))
+            )
         return json_response(body, headers=headers)
+
+    @staticmethod
+    def check_author_change(
+        user: User | None, author: User | None, record: Owned | None = None
+    ) -> None:
+        """Writing in someone else's name needs ``edit_others_posts`` (WordPress core)."""
+        if author is None or user is None:
+            return
+        current = record.author_id if record is not None else user.id
+        if author.id != current and not has_cap(user, "edit_others_posts"):
+            raise forbidden(True)
 
     def may_call(self, method: str, user: User | None) -> bool:
         """Whether ``user`` holds the generic capability for ``method`` (the ``Allow``
@@ -132,6 +150,20 @@ def _param_messages(messages: t.Any) -> dict[str, ParamMessage]:
         first = value[0] if isinstance(value, list) and value else value
         result[name] = first if isinstance(first, ParamMessage) else ParamMessage("invalid")
     return result
+
+
+def page_links(
+    key: str, query_args: dict[str, str], page: int, total_pages: int, call: Call
+) -> dict[str, str]:
+    """``next_rest_url``/``previous_rest_url`` where they apply, keeping every filter."""
+    rest_args = {name: value for name, value in query_args.items() if name != "page"}
+    links = {}
+    if page < total_pages:
+        links["next_rest_url"] = call.urls.rest(f"{key}/", {**rest_args, "page": str(page + 1)})
+    if page > 1:
+        previous = rest_args if page == 2 else {**rest_args, "page": str(page - 1)}
+        links["previous_rest_url"] = call.urls.rest(f"{key}/", previous)
+    return links
 
 
 class NotBuilt(Resource):

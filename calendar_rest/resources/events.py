@@ -12,7 +12,7 @@ from werkzeug.wrappers import Response
 from ..dates import resolve_timezone
 from ..errors import InvalidParams, RestError, invalid_param
 from ..http import json_response
-from ..models import Event, User
+from ..models import Event
 from ..permissions import can_create, can_delete, can_edit, can_read, has_cap
 from ..queries.archive import archive_page, archive_query, count
 from ..queries.events import event_by_id, event_by_slug
@@ -157,17 +157,6 @@ class Events(Resource):
         if event is None:
             raise invalid_param("slug")
         return event
-
-    @staticmethod
-    def check_author_change(
-        user: User | None, author: User | None, event: Event | None = None
-    ) -> None:
-        """Writing in someone else's name needs ``edit_others_posts`` (WordPress core)."""
-        if author is None or user is None:
-            return
-        current = event.author_id if event is not None else user.id
-        if author.id != current and not has_cap(user, "edit_others_posts"):
-            raise RestError("rest_forbidden", 403)
 
     @staticmethod
     def redacted(event: Event, call: Call, args: dict[str, t.Any]) -> bool:

@@ -17,8 +17,8 @@ from werkzeug.wrappers import Response
 
 from ..errors import InvalidParams, RestError
 from ..http import json_response
-from ..models import Attachment, Organizer, PostModel, User, Venue
-from ..permissions import can_create, can_delete, can_edit, can_read, has_cap
+from ..models import Attachment, Organizer, PostModel, Venue
+from ..permissions import can_create, can_delete, can_edit, can_read
 from ..queries.linked import (
     images_of,
     linked_archive_query,
@@ -184,17 +184,6 @@ class LinkedPosts(Resource):
     ) -> tuple[PostModel, LinkedWrite]:
         record, args = self.target(call, shared_schema(self.write_args), record, param)
         return record, check_linked_write(self.model, args, call.user)
-
-    @staticmethod
-    def check_author_change(
-        user: User | None, author: User | None, record: PostModel | None = None
-    ) -> None:
-        """Writing in someone else's name needs ``edit_others_posts`` (WordPress core)."""
-        if author is None or user is None:
-            return
-        current = record.author_id if record is not None else user.id
-        if author.id != current and not has_cap(user, "edit_others_posts"):
-            raise RestError("rest_forbidden", 403)
 
     def represent(
         self, record: PostModel, call: Call, *, single: bool = False

@@ -101,7 +101,10 @@ class Terms(Resource):
         ancestry = category_ancestry(terms)
         items = [term_object(term, call.urls, ancestry) for term in terms]
         total_pages = math.ceil(total / listing.per_page) if total else 0
-        return self.term_archive_response(items, listing, total, total_pages, call)
+        return self.archive_response(
+            self.key, items, listing.echo, listing.page, total, total_pages, call,
+            terms_order=True,
+        )
 
     def load_listing(self, call: Call) -> TermListing:
         """Validate every parameter, then check the IDs of the valid ones; report all
@@ -156,39 +159,6 @@ class Terms(Resource):
             if name not in echo and call.params.get(name) is not None:
                 echo[name] = _echo(value)
         return TermListing(filters, args["page"], per_page, echo)
-
-    def term_archive_response(
-        self, items: list[dict[str, t.Any]], listing: TermListing, total: int,
-        total_pages: int, call: Call,
-    ) -> Response:
-        """TEC's term list: ``rest_url, total, total_pages, <key>`` then the page links
-        (a different order from the post lists); past the end, an empty 200."""
-        base = f"{self.key}/"
-        rest_args = {k: v for k, v in listing.echo.items() if k != "page"}
-        body: dict[str, t.Any] = {
-            "rest_url": call.urls.rest(base, listing.echo),
-            "total": total,
-            "total_pages": total_pages,
-            self.key: items,
-        }
-        links = []
-        page = listing.page
-        if page < total_pages:
-            body["next_rest_url"] = call.urls.rest(base, {**rest_args, "page": str(page + 1)})
-            links.append(f'<{body["next_rest_url"]}>; rel="next"')
-        if page > 1:
-            previous = rest_args if page == 2 else {**rest_args, "page": str(page - 1)}
-            body["previous_rest_url"] = call.urls.rest(base, previous)
-            links.append(f'<{body["previous_rest_url"]}>; rel="prev"')
-        headers = [
-            ("X-TEC-Total", str(total)),
-            ("X-TEC-TotalPages", str(total_pages)),
-            ("X-WP-Total", str(total)),
-            ("X-WP-TotalPages", str(total_pages)),
-        ]
-        if links:
-            headers.append(("Link", ", ".join(links)))
-        return json_response(body, headers=headers)
 
     # -- single term -----------------------------------------------------------------
 
