@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .models import SiteState
+from .queries.prepared import prepared_sql
 
 GENERATION = "generation"
 MAX_EVENT_SECONDS = "max_event_seconds"
@@ -18,7 +19,14 @@ def ensure_state_rows() -> None:
 
 
 def read(key: str) -> int:
-    row = SiteState.select(SiteState.value).where(SiteState.key == key).tuples().first()
+    """One counter, by primary key, on prepared SQL (it is read on hot paths)."""
+    database = SiteState._meta.database
+    sql = prepared_sql(
+        database,
+        "site_state",
+        lambda: SiteState.select(SiteState.value).where(SiteState.key == "k"),
+    )
+    row = database.execute_sql(sql, [key]).fetchone()
     return int(row[0]) if row else 0
 
 

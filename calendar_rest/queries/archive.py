@@ -16,6 +16,7 @@ import peewee as pw
 
 from ..models import Event, EventOrganizer, EventTerm, SearchWord, User
 from ..search import prefix_range
+from .prepared import fetch
 from .visibility import listable
 
 
@@ -117,9 +118,23 @@ def _link_conditions(filters: ArchiveFilters) -> list[pw.Expression]:
 
 
 def archive_page(query: pw.ModelSelect, page: int, per_page: int) -> list[Event]:
-    """One page in TEC's order: start date, then ID."""
-    ordered = query.order_by(Event.start_utc, Event.id)
-    return list(ordered.limit(per_page).offset((page - 1) * per_page))
+    """One page in TEC's order: start date, then ID.
+
+    The filtered query selects IDs only (cheap to build, and served by the covering
+    archive index); the rows then come from a prepared look-up by primary key.
+    """
+    ordered = query.select(Event.id).order_by(Event.start_utc, Event.id)
+    ids = [row[0] for row in ordered.limit(per_page).offset((page - 1) * per_page).tuples()]
+    if not ids:
+        return []
+    rows = {
+        event.id: event
+        for event, _ in fetch(
+            Event, ("events_by_ids", len(ids)), lambda: Event.select().where(Event.id.in_(ids)),
+            ids,
+        )
+    }
+    return [rows[event_id] for event_id in ids if event_id in rows]
 
 
 def count(query: pw.ModelSelect) -> int:
