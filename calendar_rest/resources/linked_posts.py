@@ -9,6 +9,7 @@ describe the filtered set.
 
 from __future__ import annotations
 
+import abc
 import math
 import typing as t
 
@@ -52,7 +53,7 @@ from .base import Call, Resource, shared_schema
 from .linked_archive import resolve_linked_archive
 
 
-class LinkedPosts(Resource):
+class LinkedPosts(Resource, abc.ABC):
     """``/<collection>``, ``/<collection>/{id}`` and ``/<collection>/by-slug/{slug}``."""
 
     model: t.ClassVar[type[PostModel]]
@@ -191,10 +192,11 @@ class LinkedPosts(Resource):
         image = images_of([record]).get(record.image_id or 0)
         return self.data(record, call, image, single=single)
 
+    @abc.abstractmethod
     def data(
         self, record: t.Any, call: Call, image: Attachment | None, *, single: bool = False
     ) -> dict[str, t.Any]:
-        raise NotImplementedError
+        """The wire representation of one record of this collection."""
 
     def write_context(self, call: Call) -> WriteContext:
         assert call.user is not None
