@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema, ValidationError, missing
 from werkzeug.wrappers import Response
 
 from ..errors import InvalidParams, forbidden, missing_params
@@ -24,6 +24,7 @@ from ..settings import Settings
 from ..wire.urls import Urls
 
 Responder = t.Callable[..., Response]
+R = t.TypeVar("R")
 SHAPE_SUFFIX = {"collection": "_collection", "item": "", "by_slug": "_by_slug", "index": ""}
 METHOD_VERB = {"GET": "get", "POST": "post", "PUT": "post", "PATCH": "post", "DELETE": "delete"}
 
@@ -136,6 +137,31 @@ class Resource:
         if method == "GET":
             return True
         return has_cap(user, "delete_posts" if method == "DELETE" else "edit_posts")
+
+    def load_checked(
+        self,
+        schema_class: type[Schema],
+        params: dict[str, t.Any],
+        check: t.Callable[[dict[str, t.Any]], R],
+    ) -> tuple[dict[str, t.Any], R]:
+        """Validate every parameter, then ``check`` the references of the valid ones
+        (which needs the database), and report every failure together, in declaration
+        order, as WordPress does."""
+        schema = shared_schema(schema_class)
+        try:
+            args = self.load(schema, params)
+        except InvalidParams as exc:
+            errors = dict(exc.errors)
+            defaults = {name: f.load_default for name, f in schema.fields.items()
+                        if f.load_default is not missing}
+            try:
+                check({**defaults, **exc.valid})
+            except InvalidParams as more:
+                errors.update(more.errors)
+            order = list(schema.fields)
+            ranked = sorted(errors, key=lambda name: order.index(name) if name in order else 99)
+            raise InvalidParams({name: errors[name] for name in ranked}) from None
+        return args, check(args)
 
     @staticmethod
     def require(allowed: bool, user: User | None) -> None:

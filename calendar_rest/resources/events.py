@@ -10,7 +10,7 @@ import typing as t
 from werkzeug.wrappers import Response
 
 from ..dates import resolve_timezone
-from ..errors import InvalidParams, RestError, invalid_param
+from ..errors import RestError, invalid_param
 from ..http import json_response
 from ..models import Event
 from ..permissions import can_create, can_delete, can_edit, can_read, has_cap
@@ -37,8 +37,11 @@ class Events(Resource):
     # -- archive ---------------------------------------------------------------------
 
     def on_get_collection(self, call: Call) -> Response:
-        args = self.load_archive_args(call)
-        archive = resolve_archive(args, call.user, call.language, self.settings)
+        args, archive = self.load_checked(
+            EventArchiveArgs,
+            call.params,
+            lambda valid: resolve_archive(valid, call.user, call.language, self.settings),
+        )
         query = archive_query(archive.filters, call.user)
         page, per_page = archive.page, archive.per_page
         total = count(query)
@@ -55,22 +58,6 @@ class Events(Resource):
         return self.archive_response(
             "events", items, archive.echo, page, total, total_pages, call
         )
-
-    def load_archive_args(self, call: Call) -> dict[str, t.Any]:
-        """Validate every parameter, then resolve the references of the valid ones, and
-        report all failures together in declaration order, as WordPress does."""
-        schema = shared_schema(EventArchiveArgs)
-        try:
-            return self.load(schema, call.params)
-        except InvalidParams as exc:
-            errors, valid = dict(exc.errors), {"page": 1, **exc.valid}
-        try:
-            resolve_archive(valid, call.user, call.language, self.settings)
-        except InvalidParams as exc:
-            errors.update(exc.errors)
-        order = list(schema.fields)
-        ranked = sorted(errors, key=lambda name: order.index(name) if name in order else 99)
-        raise InvalidParams({name: errors[name] for name in ranked})
 
     # -- single reads ----------------------------------------------------------------
 

@@ -85,23 +85,15 @@ class LinkedPosts(Resource, abc.ABC):
         )
 
     def load_archive(self, call: Call) -> t.Any:
-        """Every parameter validated, then the references of the valid ones resolved;
-        all failures reported together in declaration order, as WordPress does."""
-        schema = shared_schema(LinkedArchiveArgs)
         kind = SEARCH_KIND[self.model]
-        try:
-            args = self.load(schema, call.params)
-        except InvalidParams as exc:
-            errors, valid = dict(exc.errors), {"page": 1, **exc.valid}
-        else:
-            return resolve_linked_archive(args, call.user, call.language, kind, self.settings)
-        try:
-            resolve_linked_archive(valid, call.user, call.language, kind, self.settings)
-        except InvalidParams as exc:
-            errors.update(exc.errors)
-        order = list(schema.fields)
-        ranked = sorted(errors, key=lambda name: order.index(name) if name in order else 99)
-        raise InvalidParams({name: errors[name] for name in ranked})
+        _, archive = self.load_checked(
+            LinkedArchiveArgs,
+            call.params,
+            lambda valid: resolve_linked_archive(
+                valid, call.user, call.language, kind, self.settings
+            ),
+        )
+        return archive
 
     # -- single reads ----------------------------------------------------------------
 

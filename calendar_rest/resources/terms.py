@@ -109,17 +109,14 @@ class Terms(Resource):
     def load_listing(self, call: Call) -> TermListing:
         """Validate every parameter, then check the IDs of the valid ones; report all
         failures together, in declaration order, as WordPress does."""
-        schema = shared_schema(self.archive_args)
-        errors: Errors = {}
-        try:
-            args = self.load(schema, call.params)
-        except InvalidParams as exc:
-            args, errors = exc.valid, dict(exc.errors)
-        errors.update(self.reference_errors(args))
-        if errors:
-            order = list(schema.fields)
-            raise InvalidParams({name: errors[name] for name in order if name in errors})
+        args, _ = self.load_checked(self.archive_args, call.params, self.check_references)
         return self.listing(args, call)
+
+    def check_references(self, args: dict[str, t.Any]) -> None:
+        """:raises InvalidParams: for the unknown IDs ``reference_errors`` finds."""
+        errors = self.reference_errors(args)
+        if errors:
+            raise InvalidParams(errors)
 
     def reference_errors(self, args: dict[str, t.Any]) -> Errors:
         """Unknown terms in ``include``/``exclude``/``parent``, unknown events in
