@@ -46,15 +46,23 @@ class ArchiveFilters:
     max_event_seconds: int = 0
 
 
-def archive_query(filters: ArchiveFilters, user: User | None) -> pw.ModelSelect:
-    """The filtered, unordered archive selection for ``user``."""
+def archive_query(
+    filters: ArchiveFilters, user: User | None, *, counting: bool = False
+) -> pw.ModelSelect:
+    """The filtered, unordered archive selection for ``user``.
+
+    ``counting`` writes the term and organizer filters as ``id IN (links of those
+    terms)``, driven from the ``(term, event)`` index, which suits a COUNT of every
+    match; a page instead walks the archive index in order with a correlated EXISTS
+    on ``(event, term)`` and stops after ``per_page`` matches.
+    """
     conditions: list[pw.Expression] = [
         Event.hide_from_listings == False,  # noqa: E712 - SQL comparison
         Event.language == filters.language,
         listable(Event, user, filters.statuses),
     ]
     conditions += _date_conditions(filters)
-    conditions += _link_conditions(filters)
+    conditions += _link_conditions(filters, counting)
     for word in filters.search_words:
         low, high = prefix_range(word)
         match = (SearchWord.kind == "e") & (SearchWord.word >= low)
@@ -91,21 +99,27 @@ def _date_conditions(filters: ArchiveFilters) -> list[pw.Expression]:
     return conditions
 
 
-def _link_conditions(filters: ArchiveFilters) -> list[pw.Expression]:
-    conditions = []
-    for group in filters.term_groups:
-        conditions.append(pw.fn.EXISTS(
-            EventTerm.select(EventTerm.event).where(
-                (EventTerm.event == Event.id) & EventTerm.term.in_(group or [0]))
-        ))
+def _linked_to(
+    link: type[EventTerm] | type[EventOrganizer], target: pw.Field, ids: list[int],
+    counting: bool,
+) -> pw.Expression:
+    """Events linked to one of ``ids`` through ``link``: IN for counts, EXISTS for pages."""
+    matching = target.in_(ids or [0])
+    if counting:
+        return Event.id.in_(link.select(link.event).where(matching))
+    return pw.fn.EXISTS(link.select(link.event).where((link.event == Event.id) & matching))
+
+
+def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.Expression]:
+    conditions = [
+        _linked_to(EventTerm, EventTerm.term, group, counting) for group in filters.term_groups
+    ]
     if filters.venues is not None:
         conditions.append(Event.venue.in_(filters.venues or [0]))
     if filters.organizers is not None:
-        conditions.append(pw.fn.EXISTS(
-            EventOrganizer.select(EventOrganizer.event).where(
-                (EventOrganizer.event == Event.id)
-                & EventOrganizer.organizer.in_(filters.organizers or [0]))
-        ))
+        conditions.append(
+            _linked_to(EventOrganizer, EventOrganizer.organizer, filters.organizers, counting)
+        )
     if filters.geo_venues is True:
         from ..models import Venue
 

@@ -44,7 +44,7 @@ class Events(Resource):
         )
         query = archive_query(archive.filters, call.user)
         page, per_page = archive.page, archive.per_page
-        total = count(query)
+        total = count(archive_query(archive.filters, call.user, counting=True))
         events = archive_page(query, page, per_page)
         if not events and page > 1:
             raise RestError("event-archive-page-not-found", 404)
