@@ -201,3 +201,18 @@ def assert_wp_error(response: TestResponse, status: int, code: str) -> dict[str,
     assert isinstance(body["message"], str) and body["message"]
     assert body["data"]["status"] == status
     return body
+
+
+@pytest.fixture
+def sql_statements(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every SQL statement the app's database runs from now on (clear it between
+    requests); the no-N+1 tests compare its length across page sizes."""
+    statements: list[str] = []
+    original = app.database.execute_sql
+
+    def counting(sql: str, *args: t.Any, **kwargs: t.Any) -> t.Any:
+        statements.append(sql)
+        return original(sql, *args, **kwargs)
+
+    monkeypatch.setattr(app.database, "execute_sql", counting)
+    return statements

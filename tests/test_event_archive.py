@@ -785,7 +785,7 @@ def test_a_tag_slug_is_not_a_category(api: Api) -> None:
 
 
 def test_the_number_of_sql_statements_does_not_grow_with_per_page(
-    api: Api, app: Application, monkeypatch: pytest.MonkeyPatch
+    api: Api, app: Application, sql_statements: list[str]
 ) -> None:
     for n in range(45):
         add(api, f"Event {n}", at(10 + n),
@@ -794,14 +794,7 @@ def test_the_number_of_sql_statements_does_not_grow_with_per_page(
             categories=[f"Cat {n % 4}", f"Cat {n % 4 + 4}"],
             tags=[f"tag{n % 2}", f"tag{n % 2 + 2}"],
             image=f"https://example.com/images/{n}.jpg")
-    statements: list[str] = []
-    original = app.database.execute_sql
-
-    def counting(sql: str, *args: t.Any, **kwargs: t.Any) -> t.Any:
-        statements.append(sql)
-        return original(sql, *args, **kwargs)
-
-    monkeypatch.setattr(app.database, "execute_sql", counting)
+    statements = sql_statements
     counts = {}
     for per_page in (2, 40):
         statements.clear()

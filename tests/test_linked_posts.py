@@ -1005,18 +1005,11 @@ def test_several_bad_list_values_are_reported_together(api: Api, kind: Kind) -> 
 
 
 def test_the_number_of_sql_statements_does_not_grow_with_per_page(
-    api: Api, app: Application, kind: Kind, monkeypatch: pytest.MonkeyPatch
+    api: Api, app: Application, kind: Kind, sql_statements: list[str]
 ) -> None:
     for n in range(12):
         create(api, kind, **{kind.name: f"Record {n}"}, image=f"https://example.com/{n}.jpg")
-    statements: list[str] = []
-    original = app.database.execute_sql
-
-    def counting(sql: str, *args: t.Any, **kwargs: t.Any) -> t.Any:
-        statements.append(sql)
-        return original(sql, *args, **kwargs)
-
-    monkeypatch.setattr(app.database, "execute_sql", counting)
+    statements = sql_statements
     counts = {}
     for per_page in (2, 10):
         statements.clear()

@@ -661,19 +661,12 @@ def test_parameters_are_checked_before_permissions(api: Api, kind: str, role: Ro
 
 @KIND
 def test_a_list_costs_the_same_statements_whatever_the_page_size(
-    api: Api, app: Application, kind: str, monkeypatch: pytest.MonkeyPatch
+    api: Api, app: Application, kind: str, sql_statements: list[str]
 ) -> None:
     top = make(api, kind, "Top") if kind == CATEGORIES else None
     for number in range(40):
         make(api, kind, f"Term {number:02}", **({"parent": top} if top else {}))
-    statements: list[str] = []
-    original = app.database.execute_sql
-
-    def counting(sql: str, *args: t.Any, **kwargs: t.Any) -> t.Any:
-        statements.append(sql)
-        return original(sql, *args, **kwargs)
-
-    monkeypatch.setattr(app.database, "execute_sql", counting)
+    statements = sql_statements
     counts = {}
     for per_page in (2, 40):
         statements.clear()
