@@ -16,7 +16,7 @@ import typing as t
 
 import peewee
 
-from . import models
+from . import models, state
 from .auth import add_application_password
 from .repository.events import check_event_write, save_event
 from .repository.posts import WriteContext
@@ -297,6 +297,7 @@ def load_demo(
             registered=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0),
         )
         password = add_application_password(admin, name="demo")
+        state.bump_generation()  # a running server must not keep serving its old cache
         ctx = WriteContext(admin, site_timezone)
         for payload, children in demo_payloads(today):
             if children:

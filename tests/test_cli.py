@@ -170,3 +170,15 @@ def test_python_dash_m_help() -> None:
     assert done.returncode == 0, done.stderr
     for command in ("init", "users", "serve", "demo", "--database"):
         assert command in done.stdout
+
+
+def test_loading_the_demo_invalidates_what_a_running_server_cached(
+    app: t.Any, database_url: str
+) -> None:
+    """The demo writes straight to the database, so it must bump the write generation."""
+    server = app  # a server already running on the (emptied) database
+    with server.database.connection_context():
+        before = server.generation()
+    assert cli.main(["--database", database_url, "demo"]) == 0
+    with server.database.connection_context():
+        assert server.generation() > before
