@@ -216,3 +216,27 @@ def sql_statements(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[st
 
     monkeypatch.setattr(app.database, "execute_sql", counting)
     return statements
+
+
+@pytest.fixture
+def sibling_app(app: Application) -> t.Iterator[t.Callable[..., Application]]:
+    """Build further apps (other settings) on the same database, as other server
+    processes would be; the fixture app is re-bound to this thread afterwards."""
+    built: list[Application] = []
+
+    def build(**settings: t.Any) -> Application:
+        other = create_app(app.settings.database_url, **settings)
+        built.append(other)
+        return other
+
+    yield build
+    for other in built:
+        other.database.close_all()
+    bind_models(app.database)
+
+
+def api_for(other: Application, api: Api) -> Api:
+    """A client for another app on the same database, sharing the users and passwords."""
+    client = Api(other)
+    client.users, client.passwords = api.users, api.passwords
+    return client

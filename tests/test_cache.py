@@ -27,22 +27,15 @@ def test_a_repeated_read_is_served_from_the_cache(api: Api) -> None:
 
 
 def test_a_write_through_one_instance_invalidates_what_another_cached(
-    api: Api, database_url: str
+    api: Api, sibling_app: t.Callable[..., Application]
 ) -> None:
     """Two app instances on one database stand for two server processes."""
     api.create_event(title="Before")
-    other: Application = create_app(database_url)
-    try:
-        reader = Client(other)
-        assert titles(reader.get(f"{NS}/events")) == ["Before"]
-        assert titles(reader.get(f"{NS}/events")) == ["Before"]  # now cached
-        api.create_event(title="After")  # written through the first instance
-        assert sorted(titles(reader.get(f"{NS}/events"))) == ["After", "Before"]
-    finally:
-        other.database.close_all()
-        from calendar_rest.models import bind_models
-
-        bind_models(api.app.database)
+    reader = Client(sibling_app())
+    assert titles(reader.get(f"{NS}/events")) == ["Before"]
+    assert titles(reader.get(f"{NS}/events")) == ["Before"]  # now cached
+    api.create_event(title="After")  # written through the first instance
+    assert sorted(titles(reader.get(f"{NS}/events"))) == ["After", "Before"]
 
 
 def test_updates_and_deletes_invalidate_cached_single_reads(api: Api) -> None:

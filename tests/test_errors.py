@@ -12,8 +12,6 @@ from werkzeug.exceptions import NotFound
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.test import Client
 
-from calendar_rest import create_app
-from calendar_rest import models as calendar_models
 from calendar_rest.app import Application
 from calendar_rest.resources.events import Events
 
@@ -22,21 +20,6 @@ END = "2026-12-05 21:00:00"
 BODY = {"title": "Jazz Night", "start_date": START, "end_date": END}
 HUGE_ID = "99999999999999999999"
 
-
-@pytest.fixture
-def sibling_app(app: Application) -> t.Iterator[t.Callable[..., Application]]:
-    """Build further apps on the same database; the fixture app is re-bound afterwards."""
-    built: list[Application] = []
-
-    def build(**settings: t.Any) -> Application:
-        other = create_app(app.settings.database_url, **settings)
-        built.append(other)
-        return other
-
-    yield build
-    for other in built:
-        other.database.close()
-    calendar_models.bind_models(app.database)
 
 
 def new_event(api: Api) -> dict[str, t.Any]:

@@ -10,10 +10,9 @@ import typing as t
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import Api, assert_wp_error
+from conftest import Api, api_for, assert_wp_error
 from werkzeug.test import TestResponse
 
-from calendar_rest import create_app
 from calendar_rest import models as calendar_models
 from calendar_rest.app import Application
 from calendar_rest.models import TAXONOMY_CATEGORY, Term
@@ -73,27 +72,6 @@ def follow(api: Api, url: str) -> TestResponse:
     return api.get(parts.path.removeprefix("/calendar/events/v1") + "?" + parts.query)
 
 
-@pytest.fixture
-def sibling_app(app: Application) -> t.Iterator[t.Callable[..., Application]]:
-    """Build further apps (other settings) on the same database; the fixture app is
-    re-bound afterwards."""
-    built: list[Application] = []
-
-    def build(**settings: t.Any) -> Application:
-        other = create_app(app.settings.database_url, **settings)
-        built.append(other)
-        return other
-
-    yield build
-    for other in built:
-        other.database.close()
-    calendar_models.bind_models(app.database)
-
-
-def api_for(other: Application, api: Api) -> Api:
-    client = Api(other)
-    client.users, client.passwords = api.users, api.passwords
-    return client
 
 
 def child_category(app: Application, parent_id: int, name: str) -> int:

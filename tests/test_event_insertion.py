@@ -8,11 +8,9 @@ import itertools
 import typing as t
 
 import pytest
-from conftest import Api, assert_wp_error
+from conftest import Api, api_for, assert_wp_error
 from werkzeug.test import TestResponse
 
-from calendar_rest import create_app
-from calendar_rest import models as calendar_models
 from calendar_rest.app import Application
 from calendar_rest.models import TAXONOMY_CATEGORY
 
@@ -45,27 +43,6 @@ def created(api: Api, as_: str = "administrator", **fields: t.Any) -> dict[str, 
     return t.cast(dict[str, t.Any], response.json)
 
 
-@pytest.fixture
-def sibling_app(app: Application) -> t.Iterator[t.Callable[..., Application]]:
-    """Build further apps on the same database; the fixture app is re-bound afterwards."""
-    built: list[Application] = []
-
-    def build(**settings: t.Any) -> Application:
-        other = create_app(app.settings.database_url, **settings)
-        built.append(other)
-        return other
-
-    yield build
-    for other in built:
-        other.database.close()
-    calendar_models.bind_models(app.database)
-
-
-def api_for(other: Application, api: Api) -> Api:
-    """A client for another app on the same database, sharing the users and passwords."""
-    client = Api(other)
-    client.users, client.passwords = api.users, api.passwords
-    return client
 
 
 # -- required and invalid parameters ---------------------------------------------------
