@@ -170,7 +170,9 @@ class Application:
         urls: Urls,
     ) -> Response:
         params = collect_params(request)
-        call = Call(request, user, params, urls, self.language_of(request, params))
+        resource_name, shape = endpoint.split(".")
+        schema = self.resources[resource_name].schema_for(request.method, shape)
+        call = Call(request, user, params, urls, self.language_of(request, params), schema)
         response = responder(call, **values)
         response.headers["Allow"] = self.allowed_methods(endpoint, user)
         return response

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
-from marshmallow import Schema, ValidationError, missing
+from marshmallow import EXCLUDE, Schema, ValidationError, missing
 from werkzeug.wrappers import Response
 
 from ..errors import InvalidParams, forbidden, missing_params
@@ -25,6 +25,9 @@ from ..wire.urls import Urls
 
 Responder = t.Callable[..., Response]
 R = t.TypeVar("R")
+F = t.TypeVar("F", bound=t.Callable[..., Response])
+#: a schema class, or the name of the resource attribute holding one
+ArgumentSet = type[Schema] | str
 SHAPE_SUFFIX = {"collection": "_collection", "item": "", "by_slug": "_by_slug", "index": ""}
 METHOD_VERB = {"GET": "get", "POST": "post", "PUT": "post", "PATCH": "post", "DELETE": "delete"}
 
@@ -38,6 +41,28 @@ class Call:
     params: dict[str, t.Any]
     urls: Urls
     language: str
+    #: the argument set the responder declared with :func:`accepts`
+    schema: Schema
+
+
+def accepts(arguments: ArgumentSet) -> t.Callable[[F], F]:
+    """Declare the argument set a responder validates with.
+
+    The dispatcher hands it to the responder as ``call.schema`` and the namespace index
+    and ``/doc`` describe the same declaration, so what is documented is what is
+    validated. A string names a class attribute, for responders shared by sibling
+    resources (venues and organizers) that differ only in their schemas.
+    """
+
+    def declare(responder: F) -> F:
+        responder.arguments = arguments  # type: ignore[attr-defined]
+        return responder
+
+    return declare
+
+
+def responder_name(method: str, shape: str) -> str:
+    return f"on_{METHOD_VERB[method]}{SHAPE_SUFFIX[shape]}"
 
 
 _schemas: dict[type[Schema], Schema] = {}
@@ -52,11 +77,20 @@ def shared_schema(schema_class: type[Schema]) -> Schema:
     return instance
 
 
+class NoArgs(Schema):
+    """The argument set of a responder that declares none: every parameter is ignored."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
 class Resource:
     """Base class; subclasses define responders and receive settings explicitly."""
 
     #: True for resources whose routes exist in the contract but are not served yet
     built: t.ClassVar[bool] = True
+    #: descriptions of the path variables (``id``, ``slug``) of this resource's routes
+    path_descriptions: t.ClassVar[dict[str, str]] = {}
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -64,10 +98,22 @@ class Resource:
     def responder(self, method: str, shape: str) -> Responder | None:
         if not self.built:
             return None
-        name = f"on_{METHOD_VERB[method]}{SHAPE_SUFFIX[shape]}"
         if shape == "collection" and method in ("PUT", "PATCH"):
             return None  # only POST creates
-        return getattr(self, name, None)
+        return getattr(self, responder_name(method, shape), None)
+
+    @classmethod
+    def declared_arguments(cls, method: str, shape: str) -> type[Schema] | None:
+        """The argument set the responder for ``method`` on ``shape`` declared, if any."""
+        responder = getattr(cls, responder_name(method, shape), None)
+        arguments = getattr(responder, "arguments", None)
+        if isinstance(arguments, str):
+            arguments = getattr(cls, arguments)
+        return t.cast("type[Schema] | None", arguments)
+
+    def schema_for(self, method: str, shape: str) -> Schema:
+        """The shared instance of the declared argument set (an empty one if none)."""
+        return shared_schema(self.declared_arguments(method, shape) or NoArgs)
 
     @staticmethod
     def load(schema: Schema, params: dict[str, t.Any]) -> dict[str, t.Any]:
@@ -140,14 +186,13 @@ class Resource:
 
     def load_checked(
         self,
-        schema_class: type[Schema],
+        schema: Schema,
         params: dict[str, t.Any],
         check: t.Callable[[dict[str, t.Any]], R],
     ) -> tuple[dict[str, t.Any], R]:
         """Validate every parameter, then ``check`` the references of the valid ones
         (which needs the database), and report every failure together, in declaration
         order, as WordPress does."""
-        schema = shared_schema(schema_class)
         try:
             args = self.load(schema, params)
         except InvalidParams as exc:

@@ -12,6 +12,7 @@ from werkzeug.wrappers import Response
 from ..dates import resolve_timezone
 from ..errors import RestError, invalid_param
 from ..http import json_response
+from ..messages import N_
 from ..models import Event
 from ..permissions import can_create, can_delete, can_edit, can_read, has_cap
 from ..queries.archive import archive_page, archive_query, count
@@ -24,21 +25,29 @@ from ..schemas import (
     EventCreateArgs,
     EventDeleteArgs,
     EventReadArgs,
+    EventSlugReadArgs,
+    EventSlugWriteArgs,
     EventWriteArgs,
 )
 from ..wire.events import EventView, event_data
-from .base import Call, Resource, shared_schema
+from .base import Call, Resource, accepts
 from .event_archive import resolve_archive
 
 
 class Events(Resource):
     """``/events``, ``/events/{id}`` and ``/events/by-slug/{slug}``."""
 
+    path_descriptions: t.ClassVar[dict[str, str]] = {
+        "id": N_("The event post ID"),
+        "slug": N_("The event post slug"),
+    }
+
     # -- archive ---------------------------------------------------------------------
 
+    @accepts(EventArchiveArgs)
     def on_get_collection(self, call: Call) -> Response:
         args, archive = self.load_checked(
-            EventArchiveArgs,
+            call.schema,
             call.params,
             lambda valid: resolve_archive(valid, call.user, call.language, self.settings),
         )
@@ -61,13 +70,14 @@ class Events(Resource):
 
     # -- single reads ----------------------------------------------------------------
 
+    @accepts(EventReadArgs)
     def on_get(self, call: Call, id: int) -> Response:
-        args = self.load(shared_schema(EventReadArgs), call.params)
+        args = self.load(call.schema, call.params)
         return self.read(call, event_by_id(id), id, args)
 
+    @accepts(EventSlugReadArgs)
     def on_get_by_slug(self, call: Call, slug: str) -> Response:
-        params = {k: v for k, v in call.params.items() if k != "password"}
-        args = self.load(shared_schema(EventReadArgs), params)
+        args = self.load(call.schema, call.params)
         return self.read(call, self.by_slug(slug), 0, args)
 
     def read(
@@ -85,25 +95,25 @@ class Events(Resource):
 
     # -- writes ----------------------------------------------------------------------
 
+    @accepts(EventCreateArgs)
     def on_post_collection(self, call: Call) -> Response:
-        args = self.load(shared_schema(EventCreateArgs), call.params)
+        args = self.load(call.schema, call.params)
         write = check_event_write(args, call.user)
         self.require(can_create(call.user), call.user)
         self.check_author_change(call.user, write.author)
         event = save_event(write, self.write_context(call))
         return json_response(self.represent(event, call), status=201)
 
+    @accepts(EventWriteArgs)
     def on_post(self, call: Call, id: int) -> Response:
-        return self.update(call, event_by_id(id), id, call.params)
+        return self.update(call, event_by_id(id), id)
 
+    @accepts(EventSlugWriteArgs)
     def on_post_by_slug(self, call: Call, slug: str) -> Response:
-        params = {k: v for k, v in call.params.items() if k != "password"}
-        return self.update(call, self.by_slug(slug), 0, params)
+        return self.update(call, self.by_slug(slug), 0)
 
-    def update(
-        self, call: Call, event: Event | None, event_id: int, params: dict[str, t.Any]
-    ) -> Response:
-        args = self.load(shared_schema(EventWriteArgs), params)
+    def update(self, call: Call, event: Event | None, event_id: int) -> Response:
+        args = self.load(call.schema, call.params)
         write = check_event_write(args, call.user)
         if event is None:
             self.require(can_create(call.user), call.user)
@@ -113,12 +123,14 @@ class Events(Resource):
         event = save_event(write, self.write_context(call), event)
         return json_response(self.represent(event, call))
 
+    @accepts(EventDeleteArgs)
     def on_delete(self, call: Call, id: int) -> Response:
-        self.load(shared_schema(EventDeleteArgs), call.params)
+        self.load(call.schema, call.params)
         return self.delete(call, event_by_id(id), id)
 
+    @accepts(EventDeleteArgs)
     def on_delete_by_slug(self, call: Call, slug: str) -> Response:
-        self.load(shared_schema(EventDeleteArgs), call.params)
+        self.load(call.schema, call.params)
         return self.delete(call, self.by_slug(slug), 0)
 
     def delete(self, call: Call, event: Event | None, event_id: int) -> Response:

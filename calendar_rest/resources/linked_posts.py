@@ -18,6 +18,7 @@ from werkzeug.wrappers import Response
 
 from ..errors import InvalidParams, RestError
 from ..http import json_response
+from ..messages import N_
 from ..models import Attachment, Organizer, PostModel, Venue
 from ..permissions import can_create, can_delete, can_edit, can_read
 from ..queries.linked import (
@@ -49,7 +50,7 @@ from ..schemas.linked import (
 )
 from ..schemas.messages import ParamMessage
 from ..wire.linked import organizer_data, venue_data
-from .base import Call, Resource, shared_schema
+from .base import Call, Resource, accepts
 from .linked_archive import resolve_linked_archive
 
 
@@ -69,6 +70,7 @@ class LinkedPosts(Resource, abc.ABC):
 
     # -- archive ---------------------------------------------------------------------
 
+    @accepts(LinkedArchiveArgs)
     def on_get_collection(self, call: Call) -> Response:
         archive = self.load_archive(call)
         query = linked_archive_query(self.model, archive.filters, call.user)
@@ -87,7 +89,7 @@ class LinkedPosts(Resource, abc.ABC):
     def load_archive(self, call: Call) -> t.Any:
         kind = SEARCH_KIND[self.model]
         _, archive = self.load_checked(
-            LinkedArchiveArgs,
+            call.schema,
             call.params,
             lambda valid: resolve_linked_archive(
                 valid, call.user, call.language, kind, self.settings
@@ -97,13 +99,13 @@ class LinkedPosts(Resource, abc.ABC):
 
     # -- single reads ----------------------------------------------------------------
 
+    @accepts(LinkedReadArgs)
     def on_get(self, call: Call, id: int) -> Response:
-        record = linked_by_id(self.model, id)
-        return self.read(call, self.target(call, shared_schema(LinkedReadArgs), record))
+        return self.read(call, self.target(call, linked_by_id(self.model, id)))
 
+    @accepts(LinkedReadArgs)
     def on_get_by_slug(self, call: Call, slug: str) -> Response:
-        record = linked_by_slug(self.model, slug)
-        return self.read(call, self.target(call, shared_schema(LinkedReadArgs), record, "slug"))
+        return self.read(call, self.target(call, linked_by_slug(self.model, slug), "slug"))
 
     def read(self, call: Call, target: tuple[PostModel, dict[str, t.Any]]) -> Response:
         record, _ = target
@@ -113,8 +115,9 @@ class LinkedPosts(Resource, abc.ABC):
 
     # -- writes ----------------------------------------------------------------------
 
+    @accepts("create_args")
     def on_post_collection(self, call: Call) -> Response:
-        args = self.load(shared_schema(self.create_args), call.params)
+        args = self.load(call.schema, call.params)
         write = check_linked_write(self.model, args, call.user)
         self.require(can_create(call.user), call.user)
         self.check_author_change(call.user, write.author)
@@ -126,9 +129,11 @@ class LinkedPosts(Resource, abc.ABC):
             record = merge_into_duplicate(record, write, ctx)
         return json_response(self.represent(record, call), status=201)
 
+    @accepts("write_args")
     def on_post(self, call: Call, id: int) -> Response:
         return self.update(call, linked_by_id(self.model, id), "id")
 
+    @accepts("write_args")
     def on_post_by_slug(self, call: Call, slug: str) -> Response:
         return self.update(call, linked_by_slug(self.model, slug), "slug")
 
@@ -139,14 +144,16 @@ class LinkedPosts(Resource, abc.ABC):
         record = update_linked(record, write, self.write_context(call))
         return json_response(self.represent(record, call))
 
+    @accepts(LinkedReadArgs)
     def on_delete(self, call: Call, id: int) -> Response:
         return self.delete(call, linked_by_id(self.model, id), "id")
 
+    @accepts(LinkedReadArgs)
     def on_delete_by_slug(self, call: Call, slug: str) -> Response:
         return self.delete(call, linked_by_slug(self.model, slug), "slug")
 
     def delete(self, call: Call, record: PostModel | None, param: str) -> Response:
-        record, _ = self.target(call, shared_schema(LinkedReadArgs), record, param)
+        record, _ = self.target(call, record, param)
         self.require(can_delete(call.user, record), call.user)
         if record.status == "trash":
             raise RestError(f"{self.name}-is-in-trash", 410)
@@ -156,7 +163,7 @@ class LinkedPosts(Resource, abc.ABC):
     # -- helpers ---------------------------------------------------------------------
 
     def target(
-        self, call: Call, schema: Schema, record: PostModel | None, param: str = "id"
+        self, call: Call, record: PostModel | None, param: str = "id"
     ) -> tuple[PostModel, dict[str, t.Any]]:
         """The addressed record and the validated args; an unknown record is an invalid
         ``id``/``slug`` reported with the other invalid parameters (TEC)."""
@@ -164,7 +171,7 @@ class LinkedPosts(Resource, abc.ABC):
         if record is None:
             errors[param] = ParamMessage("invalid")
         try:
-            args = self.load(schema, call.params)
+            args = self.load(call.schema, call.params)
         except InvalidParams as exc:
             errors.update(exc.errors)
         if errors:
@@ -175,7 +182,7 @@ class LinkedPosts(Resource, abc.ABC):
     def target_write(
         self, call: Call, record: PostModel | None, param: str
     ) -> tuple[PostModel, LinkedWrite]:
-        record, args = self.target(call, shared_schema(self.write_args), record, param)
+        record, args = self.target(call, record, param)
         return record, check_linked_write(self.model, args, call.user)
 
     def represent(
@@ -198,6 +205,10 @@ class LinkedPosts(Resource, abc.ABC):
 class Venues(LinkedPosts):
     model = Venue
     collection = "venues"
+    path_descriptions: t.ClassVar[dict[str, str]] = {
+        "id": N_("The venue post ID"),
+        "slug": N_("The venue post slug"),
+    }
     write_args = VenueWriteArgs
     create_args = VenueCreateArgs
 
@@ -212,6 +223,10 @@ class Venues(LinkedPosts):
 class Organizers(LinkedPosts):
     model = Organizer
     collection = "organizers"
+    path_descriptions: t.ClassVar[dict[str, str]] = {
+        "id": N_("The organizer post ID"),
+        "slug": N_("The organizer post slug"),
+    }
     write_args = OrganizerWriteArgs
     create_args = OrganizerCreateArgs
 

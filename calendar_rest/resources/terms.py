@@ -19,7 +19,7 @@ from werkzeug.wrappers import Response
 
 from ..errors import InvalidParams, RestError
 from ..http import json_response
-from ..messages import MESSAGES
+from ..messages import MESSAGES, N_
 from ..models import TAXONOMY_CATEGORY, TAXONOMY_TAG, Event, Term, User
 from ..queries.terms import TermFilters, category_ancestry, count, term_page, term_query
 from ..repository.terms import (
@@ -45,7 +45,7 @@ from ..schemas import (
     TermReadArgs,
 )
 from ..wire.term_objects import core_links, single_term_object, term_object
-from .base import Call, Resource, shared_schema
+from .base import Call, Resource, accepts
 
 Errors = dict[str, ParamMessage]
 
@@ -93,6 +93,7 @@ class Terms(Resource):
 
     # -- archive ---------------------------------------------------------------------
 
+    @accepts("archive_args")
     def on_get_collection(self, call: Call) -> Response:
         listing = self.load_listing(call)
         query = term_query(listing.filters)
@@ -109,7 +110,7 @@ class Terms(Resource):
     def load_listing(self, call: Call) -> TermListing:
         """Validate every parameter, then check the IDs of the valid ones; report all
         failures together, in declaration order, as WordPress does."""
-        args, _ = self.load_checked(self.archive_args, call.params, self.check_references)
+        args, _ = self.load_checked(call.schema, call.params, self.check_references)
         return self.listing(args, call)
 
     def check_references(self, args: dict[str, t.Any]) -> None:
@@ -159,14 +160,16 @@ class Terms(Resource):
 
     # -- single term -----------------------------------------------------------------
 
+    @accepts(TermReadArgs)
     def on_get(self, call: Call, id: int) -> Response:
-        _, term = self.load_item(shared_schema(TermReadArgs), call, id)
+        _, term = self.load_item(call, id)
         return self.single(term, call)
 
+    @accepts("create_args")
     def on_post_collection(self, call: Call) -> Response:
         errors: Errors = {}
         try:
-            args = self.load(shared_schema(self.create_args), call.params)
+            args = self.load(call.schema, call.params)
         except InvalidParams as exc:
             args, errors = exc.valid, dict(exc.errors)
         errors.update(self.parent_errors(args))
@@ -180,8 +183,9 @@ class Terms(Resource):
         response.headers["Location"] = core_links(term, call.urls)["self"][0]["href"]
         return response
 
+    @accepts("write_args")
     def on_post(self, call: Call, id: int) -> Response:
-        args, term = self.load_item(shared_schema(self.write_args), call, id)
+        args, term = self.load_item(call, id)
         self.require(can_manage_terms(call.user, self.taxonomy), call.user)
         self.refuse_parent(call)
         name = args.get("name", term.name)
@@ -195,9 +199,10 @@ class Terms(Resource):
                 raise RestError("duplicate_term_slug", 400, slug)
         return self.single(update_term(term, args, slug), call)
 
+    @accepts(TermReadArgs)
     def on_delete(self, call: Call, id: int) -> Response:
         """Permanent (TEC forces it); answers the term as it was, without ``_links``."""
-        _, term = self.load_item(shared_schema(TermReadArgs), call, id)
+        _, term = self.load_item(call, id)
         self.require(can_manage_terms(call.user, self.taxonomy), call.user)
         data = term_object(term, call.urls, category_ancestry([term]))
         delete_term(term)
@@ -205,13 +210,13 @@ class Terms(Resource):
 
     # -- helpers ---------------------------------------------------------------------
 
-    def load_item(self, schema: Schema, call: Call, term_id: int) -> tuple[dict[str, t.Any], Term]:
+    def load_item(self, call: Call, term_id: int) -> tuple[dict[str, t.Any], Term]:
         """The route's term (of this taxonomy) and the valid args; every failure, ``id``
         first, in one 400."""
         term = term_by_id(self.taxonomy, term_id)
         errors: Errors = {} if term is not None else {"id": ParamMessage("invalid")}
         try:
-            args = self.load(schema, call.params)
+            args = self.load(call.schema, call.params)
         except InvalidParams as exc:
             args = exc.valid
             errors.update(exc.errors)
@@ -253,6 +258,7 @@ class Terms(Resource):
 class Categories(Terms):
     taxonomy = TAXONOMY_CATEGORY
     key = "categories"
+    path_descriptions: t.ClassVar[dict[str, str]] = {"id": N_("The category term ID")}
     archive_args = CategoryArchiveArgs
     create_args = CategoryCreateArgs
     write_args = CategoryWriteArgs
@@ -261,6 +267,7 @@ class Categories(Terms):
 class Tags(Terms):
     taxonomy = TAXONOMY_TAG
     key = "tags"
+    path_descriptions: t.ClassVar[dict[str, str]] = {"id": N_("The tag term ID")}
     archive_args = TagArchiveArgs
     create_args = TagCreateArgs
     write_args = TagWriteArgs

@@ -19,6 +19,8 @@ from .events import (
     EventCreateArgs,
     EventDeleteArgs,
     EventReadArgs,
+    EventSlugReadArgs,
+    EventSlugWriteArgs,
     EventWriteArgs,
 )
 from .linked import OrganizerCreateArgs, OrganizerWriteArgs, VenueCreateArgs, VenueWriteArgs
@@ -41,6 +43,8 @@ __all__ = [
     "EventCreateArgs",
     "EventDeleteArgs",
     "EventReadArgs",
+    "EventSlugReadArgs",
+    "EventSlugWriteArgs",
     "EventWriteArgs",
     "TagArchiveArgs",
     "TagCreateArgs",

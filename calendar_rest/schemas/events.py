@@ -8,6 +8,7 @@ from __future__ import annotations
 from marshmallow import EXCLUDE, Schema
 
 from . import fields as f
+from .messages import N_
 
 
 class EventWriteArgs(Schema):
@@ -16,48 +17,56 @@ class EventWriteArgs(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    author = f.Integer(metadata={"description": "The event author ID"})
-    date = f.LooseDate(metadata={"description": "The event publication date"})
-    date_utc = f.LooseDate(metadata={"description": "The event publication date (UTC time zone)"})
-    title = f.String(metadata={"description": "The event title"})
-    description = f.String(metadata={"description": "The event description"})
-    slug = f.String(metadata={"description": "The event slug"})
-    excerpt = f.String(metadata={"description": "The event excerpt"})
-    status = f.Status(metadata={"description": "The event post status"})
-    timezone = f.Timezone(metadata={"description": "The event time zone"})
-    all_day = f.Boolean(metadata={"description": "Whether the event lasts the whole day or not"})
-    start_date = f.LooseDate(metadata={"description": "The event start date and time"})
-    end_date = f.LooseDate(metadata={"description": "The event end date and time"})
-    image = f.Raw(metadata={"description": "The event featured image ID or URL"})
-    cost = f.Raw(metadata={"description": "The event cost"})
-    website = f.Url(metadata={"description": "The event website URL"})
-    show_map = f.Boolean(metadata={"description": "Whether the event should show a map"})
-    show_map_link = f.Boolean(metadata={"description": "Whether the event should show a map link"})
+    author = f.Integer(metadata={"description": N_("The event author ID")})
+    date = f.LooseDate(metadata={"description": N_("The event publication date")})
+    date_utc = f.LooseDate(
+        metadata={"description": N_("The event publication date (UTC time zone)")}
+    )
+    title = f.String(metadata={"description": N_("The event title")})
+    description = f.String(metadata={"description": N_("The event description")})
+    slug = f.String(metadata={"description": N_("The event slug")})
+    excerpt = f.String(metadata={"description": N_("The event excerpt")})
+    status = f.Status(metadata={"description": N_("The event post status")})
+    timezone = f.Timezone(metadata={"description": N_("The event time zone")})
+    all_day = f.Boolean(
+        metadata={"description": N_("Whether the event lasts the whole day or not")}
+    )
+    start_date = f.LooseDate(metadata={"description": N_("The event start date and time")})
+    end_date = f.LooseDate(metadata={"description": N_("The event end date and time")})
+    image = f.Raw(metadata={"description": N_("The event featured image ID or URL")})
+    cost = f.Raw(metadata={"description": N_("The event cost")})
+    website = f.Url(metadata={"description": N_("The event website URL")})
+    show_map = f.Boolean(metadata={"description": N_("Whether the event should show a map")})
+    show_map_link = f.Boolean(
+        metadata={"description": N_("Whether the event should show a map link")}
+    )
     hide_from_listings = f.Boolean(
-        metadata={"description": "Whether events should be hidden in the calendar view"}
+        metadata={"description": N_("Whether events should be hidden in the calendar view")}
     )
-    sticky = f.Boolean(metadata={"description": "Whether the event should be sticky"})
-    featured = f.Boolean(metadata={"description": "Whether the event should be featured"})
-    categories = f.TermList(metadata={"description": "The event category ID or name"})
-    tags = f.TermList(metadata={"description": "The event tag ID or name"})
-    venue = f.Raw(metadata={"description": "The event venue ID or data"})
-    organizer = f.Raw(metadata={"description": "The event organizer IDs or data"})
-    ticketed = f.Boolean(metadata={"description": "Whether the event has tickets"})
-    post_parent = f.Integer(positive=True, metadata={"description": "The parent event ID"})
+    sticky = f.Boolean(metadata={"description": N_("Whether the event should be sticky")})
+    featured = f.Boolean(metadata={"description": N_("Whether the event should be featured")})
+    categories = f.TermList(metadata={"description": N_("The event category ID or name")})
+    tags = f.TermList(metadata={"description": N_("The event tag ID or name")})
+    venue = f.Raw(metadata={"description": N_("The event venue ID or data")})
+    organizer = f.Raw(metadata={"description": N_("The event organizer IDs or data")})
+    ticketed = f.Boolean(metadata={"description": N_("Whether the event has tickets")})
+    post_parent = f.Integer(positive=True, metadata={"description": N_("The parent event ID")})
     password = f.String(
-        allow_empty=True, max_length=255, metadata={"description": "The event password"}
+        allow_empty=True, max_length=255, metadata={"description": N_("The event password")}
     )
-    i18n_language = f.Language(metadata={"description": "The language of the request"})
+    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
 
 
 class EventCreateArgs(EventWriteArgs):
     """Create: ``title``, ``start_date`` and ``end_date`` are required."""
 
-    title = f.String(required=True, metadata={"description": "The event title"})
+    title = f.String(required=True, metadata={"description": N_("The event title")})
     start_date = f.LooseDate(
-        required=True, metadata={"description": "The event start date and time"}
+        required=True, metadata={"description": N_("The event start date and time")}
     )
-    end_date = f.LooseDate(required=True, metadata={"description": "The event end date and time"})
+    end_date = f.LooseDate(
+        required=True, metadata={"description": N_("The event end date and time")}
+    )
 
 
 class EventReadArgs(Schema):
@@ -66,9 +75,25 @@ class EventReadArgs(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    password = f.String(metadata={"description": "The event password"})
-    context = f.Choice(("view", "edit"), metadata={"description": "The request context"})
-    i18n_language = f.Language(metadata={"description": "The language of the request"})
+    password = f.String(metadata={"description": N_("The event password")})
+    context = f.Choice(("view", "edit"), metadata={"description": N_("The request context")})
+    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+
+
+class EventSlugReadArgs(EventReadArgs):
+    """Reads by slug take no ``password`` (TEC's slug routes declare none)."""
+
+    class Meta:
+        unknown = EXCLUDE
+        exclude = ("password",)
+
+
+class EventSlugWriteArgs(EventWriteArgs):
+    """Updates by slug ignore ``password`` too: a protected event is reached by ID."""
+
+    class Meta:
+        unknown = EXCLUDE
+        exclude = ("password",)
 
 
 class EventDeleteArgs(Schema):
@@ -76,9 +101,9 @@ class EventDeleteArgs(Schema):
         unknown = EXCLUDE
 
     password = f.String(
-        allow_empty=True, max_length=255, metadata={"description": "The event password"}
+        allow_empty=True, max_length=255, metadata={"description": N_("The event password")}
     )
-    i18n_language = f.Language(metadata={"description": "The language of the request"})
+    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
 
 
 class EventArchiveArgs(Schema):
@@ -88,66 +113,72 @@ class EventArchiveArgs(Schema):
         unknown = EXCLUDE
 
     page = f.Integer(
-        positive=True, load_default=1, metadata={"description": "The archive page to return"}
+        positive=True, load_default=1, metadata={"description": N_("The archive page to return")}
     )
     per_page = f.Integer(
-        positive=True, metadata={"description": "The number of events to return on each page"}
+        positive=True, metadata={"description": N_("The number of events to return on each page")}
     )
     start_date = f.LooseDate(
-        metadata={"description": "Limit events to ones starting on or after the date"}
+        metadata={"description": N_("Limit events to ones starting on or after the date")}
     )
     end_date = f.LooseDate(
-        metadata={"description": "Limit events to ones ending on or before the date"}
+        metadata={"description": N_("Limit events to ones ending on or before the date")}
     )
     starts_before = f.LooseDate(
-        metadata={"description": "Limit events to ones starting before the date"}
+        metadata={"description": N_("Limit events to ones starting before the date")}
     )
     starts_after = f.LooseDate(
-        metadata={"description": "Limit events to ones starting after the date"}
+        metadata={"description": N_("Limit events to ones starting after the date")}
     )
     ends_before = f.LooseDate(
-        metadata={"description": "Limit events to ones ending before the date"}
+        metadata={"description": N_("Limit events to ones ending before the date")}
     )
-    ends_after = f.LooseDate(metadata={"description": "Limit events to ones ending after the date"})
+    ends_after = f.LooseDate(
+        metadata={"description": N_("Limit events to ones ending after the date")}
+    )
     strict_dates = f.Boolean(
         words=True,
         metadata={
-            "description": "Whether the dates are taken at the exact times given (true) or"
-            " as whole days (false)"
+            "description": N_(
+                "Whether the dates are taken at the exact times given (true) or"
+                " as whole days (false)"
+            )
         },
     )
-    search = f.String(metadata={"description": "Events should contain every word of the string"})
+    search = f.String(
+        metadata={"description": N_("Events should contain every word of the string")}
+    )
     categories = f.TermList(
-        metadata={"description": "Events should be assigned one of the categories (slugs or IDs)"}
+        metadata={"description": N_("Events should have one of the categories (slugs or IDs)")}
     )
     tags = f.TermList(
-        metadata={"description": "Events should be assigned one of the tags (slugs or IDs)"}
+        metadata={"description": N_("Events should be assigned one of the tags (slugs or IDs)")}
     )
-    venue = f.IdList(metadata={"description": "Events should be assigned one of the venue IDs"})
+    venue = f.IdList(metadata={"description": N_("Events should be assigned one of the venue IDs")})
     organizer = f.IdList(
-        metadata={"description": "Events should be assigned one of the organizer IDs"}
+        metadata={"description": N_("Events should be assigned one of the organizer IDs")}
     )
-    featured = f.Boolean(metadata={"description": "Events should be featured, or not"})
-    status = f.StringList(metadata={"description": "Events should have one of these statuses"})
+    featured = f.Boolean(metadata={"description": N_("Events should be featured, or not")})
+    status = f.StringList(metadata={"description": N_("Events should have one of these statuses")})
     geoloc = f.Boolean(
-        metadata={"description": "Events should have a venue with geolocation data"}
+        metadata={"description": N_("Events should have a venue with geolocation data")}
     )
     geoloc_lat = f.Number(
-        metadata={"description": "Latitude of the point events' venues should be near"}
+        metadata={"description": N_("Latitude of the point events' venues should be near")}
     )
     geoloc_lng = f.Number(
-        metadata={"description": "Longitude of the point events' venues should be near"}
+        metadata={"description": N_("Longitude of the point events' venues should be near")}
     )
     include = f.IdList(
-        metadata={"description": "Only these event IDs (array or CSV); date filters are ignored"}
+        metadata={"description": N_("Only these event IDs (array or CSV); no date filter applies")}
     )
     post_parent = f.Integer(
-        positive=True, metadata={"description": "Events should be children of this event ID"}
+        positive=True, metadata={"description": N_("Events should be children of this event ID")}
     )
-    ticketed = f.Boolean(metadata={"description": "Events should have tickets, or not"})
-    password = f.String(metadata={"description": "Password unlocking protected events"})
+    ticketed = f.Boolean(metadata={"description": N_("Events should have tickets, or not")})
+    password = f.String(metadata={"description": N_("Password unlocking protected events")})
     context = f.Choice(
         ("view", "edit"),
-        metadata={"description": "edit: show protected events in full to who may edit them"},
+        metadata={"description": N_("edit: show protected events in full to who may edit them")},
     )
-    i18n_language = f.Language(metadata={"description": "The language of the request"})
+    i18n_language = f.Language(metadata={"description": N_("The language of the request")})

@@ -12,6 +12,7 @@ from __future__ import annotations
 from marshmallow import EXCLUDE, Schema
 
 from . import fields as f
+from .messages import N_
 
 #: the ``name`` and ``slug`` columns hold 200 characters
 MAX_TERM_TEXT = 200
@@ -19,24 +20,24 @@ MAX_TERM_TEXT = 200
 
 def _name(required: bool = False) -> f.String:
     return f.String(
-        required=required, max_length=MAX_TERM_TEXT, metadata={"description": "The term name"}
+        required=required, max_length=MAX_TERM_TEXT, metadata={"description": N_("The term name")}
     )
 
 
 def _description() -> f.String:
-    return f.String(metadata={"description": "The term description"})
+    return f.String(metadata={"description": N_("The term description")})
 
 
 def _slug() -> f.String:
-    return f.String(max_length=MAX_TERM_TEXT, metadata={"description": "The term slug"})
+    return f.String(max_length=MAX_TERM_TEXT, metadata={"description": N_("The term slug")})
 
 
 def _parent() -> f.Integer:
-    return f.Integer(metadata={"description": "The parent category ID (0: top level)"})
+    return f.Integer(metadata={"description": N_("The parent category ID (0: top level)")})
 
 
 def _language() -> f.Language:
-    return f.Language(metadata={"description": "The language of the request"})
+    return f.Language(metadata={"description": N_("The language of the request")})
 
 
 class _Args(Schema):
@@ -86,19 +87,19 @@ class TermReadArgs(_Args):
 
 def _page() -> f.Integer:
     return f.Integer(
-        positive=True, load_default=1, metadata={"description": "The archive page to return"}
+        positive=True, load_default=1, metadata={"description": N_("The archive page to return")}
     )
 
 
 def _per_page() -> f.Integer:
     return f.Integer(
-        positive=True, metadata={"description": "The number of terms to return on each page"}
+        positive=True, metadata={"description": N_("The number of terms to return on each page")}
     )
 
 
 def _search() -> f.String:
     return f.String(
-        metadata={"description": "Limit results to terms whose name or slug contains the string"}
+        metadata={"description": N_("Limit results to terms whose name or slug contains this")}
     )
 
 
@@ -108,18 +109,18 @@ def _ids(description: str) -> f.IdList:
 
 def _order() -> f.String:
     return f.String(
-        metadata={"description": "asc for ascending order; any other value: descending"}
+        metadata={"description": N_("asc for ascending order; any other value: descending")}
     )
 
 
 def _orderby() -> f.String:
-    return f.String(metadata={"description": "The term attribute to sort by"})
+    return f.String(metadata={"description": N_("The term attribute to sort by")})
 
 
 def _hide_empty() -> f.Boolean:
     return f.Boolean(
         load_default=True,
-        metadata={"description": "Whether to hide terms not assigned to any published event"},
+        metadata={"description": N_("Whether to hide terms not assigned to any published event")},
     )
 
 
@@ -128,11 +129,11 @@ def _event(description: str) -> f.Integer:
 
 
 def _slug_filter() -> f.String:
-    return f.String(metadata={"description": "Limit results to the term with this slug"})
+    return f.String(metadata={"description": N_("Limit results to the term with this slug")})
 
 
-POST_HELP = "Limit results to terms assigned to this event ID"
-EVENT_HELP = "Alias of post; wins when both are given"
+POST_HELP = N_("Limit results to terms assigned to this event ID")
+EVENT_HELP = N_("Alias of post; wins when both are given")
 
 
 class TagArchiveArgs(_Args):
@@ -141,8 +142,8 @@ class TagArchiveArgs(_Args):
     page = _page()
     per_page = _per_page()
     search = _search()
-    exclude = _ids("Leave out these term IDs")
-    include = _ids("Limit results to these term IDs")
+    exclude = _ids(N_("Leave out these term IDs"))
+    include = _ids(N_("Limit results to these term IDs"))
     order = _order()
     orderby = _orderby()
     hide_empty = _hide_empty()
@@ -158,13 +159,13 @@ class CategoryArchiveArgs(_Args):
     page = _page()
     per_page = _per_page()
     search = _search()
-    exclude = _ids("Leave out these term IDs")
-    include = _ids("Limit results to these term IDs")
+    exclude = _ids(N_("Leave out these term IDs"))
+    include = _ids(N_("Limit results to these term IDs"))
     order = _order()
     orderby = _orderby()
     hide_empty = _hide_empty()
     parent = f.Integer(
-        metadata={"description": "Limit results to the direct children of this category ID"}
+        metadata={"description": N_("Limit results to the direct children of this category ID")}
     )
     post = _event(POST_HELP)
     event = _event(EVENT_HELP)
