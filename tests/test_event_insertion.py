@@ -26,6 +26,8 @@ EVENT_KEYS = [
     "show_map", "show_map_link", "hide_from_listings", "sticky", "featured", "categories",
     "tags", "venue", "organizer",
 ]  # fmt: skip
+#: our multilingual keys, after all of TEC's (see tests/test_translations.py)
+ADDITIVE_KEYS = ["language", "translations"]
 FLAGS = ("show_map", "show_map_link", "hide_from_listings", "sticky", "featured")
 
 
@@ -293,7 +295,8 @@ def test_an_inline_venue_is_created_and_embedded(api: Api) -> None:
     assert isinstance(venue["id"], int)
     assert (venue["venue"], venue["city"], venue["country"]) == ("Blue Hall", "Paris", "France")
     assert "address" not in venue  # empty values are dropped
-    assert list(venue)[-4:] == ["show_map", "show_map_link", "global_id", "global_id_lineage"]
+    assert list(venue)[-6:] == ["show_map", "show_map_link", "global_id", "global_id_lineage",
+                                *ADDITIVE_KEYS]
 
 
 def test_posting_the_same_inline_venue_again_reuses_it(api: Api) -> None:
@@ -419,15 +422,16 @@ def test_the_embedded_term_count_counts_published_events_only(api: Api) -> None:
 def test_the_created_event_has_tecs_keys_in_tecs_order(api: Api) -> None:
     response = create(api)
     assert response.status_code == 201
-    assert list(response.json) == EVENT_KEYS
+    assert list(response.json) == [*EVENT_KEYS, *ADDITIVE_KEYS]
     assert "Location" not in response.headers
 
 
 def test_json_ld_is_only_added_on_a_single_read(api: Api) -> None:
     event = created(api)
-    assert list(api.get(f"/events/{event['id']}").json) == [*EVENT_KEYS, "json_ld"]
-    assert list(api.get(f"/events/by-slug/{event['slug']}").json) == [*EVENT_KEYS, "json_ld"]
-    assert list(api.get("/events").json["events"][0]) == EVENT_KEYS
+    single = [*EVENT_KEYS, "json_ld", *ADDITIVE_KEYS]
+    assert list(api.get(f"/events/{event['id']}").json) == single
+    assert list(api.get(f"/events/by-slug/{event['slug']}").json) == single
+    assert list(api.get("/events").json["events"][0]) == [*EVENT_KEYS, *ADDITIVE_KEYS]
 
 
 def test_created_event_basic_fields_have_wordpress_types(api: Api) -> None:

@@ -94,6 +94,11 @@ EXPECTED_SHAPE_DIFFERENCES: dict[int, dict[str, str]] = {
 
 #: JSON objects whose own keys are compared but whose members are compared by type only
 TOP_LEVEL_ONLY = frozenset({"json_ld"})
+#: the multilingual keys (issue #5) every record we represent ends with, in this order,
+#: with these types: TEC has no such keys (WPML adds none), and appending them after all
+#: of TEC's leaves the keys TEC clients read, and their order, unchanged. They are
+#: tolerated only as this exact trailing pair, only where TEC's object lacks them.
+ADDITIVE_TRAILING_KEYS = ("language", "translations")
 
 
 def load_captures() -> dict[int, dict[str, t.Any]]:
@@ -141,9 +146,27 @@ def _deeper(levels: int | None) -> int | None:
     return None if levels is None else levels - 1
 
 
+def _without_additive_keys(ours: list[t.Any], theirs: list[t.Any]) -> list[t.Any]:
+    """``ours`` without a trailing ``language`` (a string) and ``translations`` (an
+    object of IDs) that TEC's object does not have; anything else is kept, so that
+    it shows as a difference."""
+    size = len(ADDITIVE_TRAILING_KEYS)
+    tail = ours[-size:]
+    if (
+        tuple(key for key, _ in tail) != ADDITIVE_TRAILING_KEYS
+        or any(key in ADDITIVE_TRAILING_KEYS for key, _ in theirs)
+        or tail[0][1] != "str"
+        or not isinstance(tail[1][1], list)
+        or any(value != "int" for _, value in tail[1][1])
+    ):
+        return ours
+    return ours[:-size]
+
+
 def shape_differences(ours: Shape, theirs: Shape, path: str = "$") -> list[str]:
     """Every place where two skeletons differ, as readable lines."""
     if isinstance(ours, list) and isinstance(theirs, list):
+        ours = _without_additive_keys(ours, theirs)
         our_keys = [key for key, _ in ours]
         their_keys = [key for key, _ in theirs]
         if our_keys != their_keys:
@@ -205,6 +228,26 @@ def test_shape_differences_name_the_path_and_the_keys() -> None:
     assert shape_differences(shape({"a": {"id": 1}}), shape({"a": {"id": "1"}})) == [
         "$.a.id: ours is int, TEC's is str"
     ]
+
+
+def test_only_a_trailing_language_and_translations_pair_is_tolerated() -> None:
+    theirs = shape({"id": 1, "venue": {"id": 2}})
+    translations = {"language": "en", "translations": {"en": 1, "fr": 3}}
+    ours = shape({"id": 1, "venue": {"id": 2, **translations}, **translations})
+    assert shape_differences(ours, theirs) == []
+    assert shape_differences(shape({"id": 1, "venue": {"id": 2}, **translations}), theirs) == []
+    for extra in (
+        {"language": "en"},
+        {"translations": {"en": 1}, "language": "en"},
+        {"language": 1, "translations": {"en": 1}},
+        {"language": "en", "translations": {"en": "1"}},
+        {"language": "en", "translations": [1]},
+    ):
+        assert shape_differences(shape({"id": 1, "venue": {"id": 2}, **extra}), theirs)
+    inside = shape({"language": "en", "translations": {"en": 1}, "id": 1, "venue": {"id": 2}})
+    assert shape_differences(inside, theirs)
+    with_them = shape({"id": 1, "language": "fr", "translations": {"en": 1}})
+    assert shape_differences(with_them, shape({"id": 1, "language": 2, "translations": {}}))
 
 
 # -- replaying a capture sequence ---------------------------------------------------

@@ -26,6 +26,8 @@ TERM_KEYS = {
     TAGS: ["id", "count", "description", "name", "slug", "taxonomy", "meta", "url", "urls"],
 }
 LINK_KEYS = ["self", "collection", "about", "wp:post_type", "curies"]
+#: our multilingual keys, after all of TEC's (see tests/test_translations.py)
+ADDITIVE_KEYS = ["language", "translations"]
 ENVELOPE = ["rest_url", "total", "total_pages", "<key>", "next_rest_url", "previous_rest_url"]
 MISSING_ID = 999_999
 
@@ -72,7 +74,7 @@ def test_a_created_term_has_tecs_keys_types_and_links(api: Api, kind: str) -> No
 
     assert response.status_code == 201
     body = t.cast(dict[str, t.Any], response.json)
-    assert list(body) == [*TERM_KEYS[kind], "_links"]
+    assert list(body) == [*TERM_KEYS[kind], "_links", *ADDITIVE_KEYS]
     term_id = body["id"]
     assert isinstance(term_id, int)
     assert (body["count"], body["description"], body["name"], body["slug"], body["meta"]) == (
@@ -113,8 +115,8 @@ def test_a_single_read_has_links_and_a_list_item_has_none(api: Api, kind: str) -
     item = listing(api, kind, "hide_empty=0")[kind][0]
 
     assert single.status_code == 200
-    assert list(single.json) == [*TERM_KEYS[kind], "_links"]
-    assert list(item) == TERM_KEYS[kind]
+    assert list(single.json) == [*TERM_KEYS[kind], "_links", *ADDITIVE_KEYS]
+    assert list(item) == [*TERM_KEYS[kind], *ADDITIVE_KEYS]
     assert {k: v for k, v in single.json.items() if k != "_links"} == item
 
 
@@ -491,7 +493,7 @@ def test_an_update_changes_only_the_given_fields(api: Api, kind: str, method: st
                            json={"description": "Concerts"})
 
     assert response.status_code == 200
-    assert list(response.json) == [*TERM_KEYS[kind], "_links"]
+    assert list(response.json) == [*TERM_KEYS[kind], "_links", *ADDITIVE_KEYS]
     assert (response.json["name"], response.json["slug"], response.json["description"]) == (
         "Music", "music", "Concerts")
 

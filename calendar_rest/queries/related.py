@@ -12,6 +12,7 @@ from collections import defaultdict
 from ..models import Attachment, Event, EventOrganizer, EventTerm, Organizer, Term, Venue
 from ..wire.events import Related
 from .prepared import fetch
+from .translations import load_translations
 
 
 def _by_ids(model: type[t.Any], ids: list[int]) -> list[t.Any]:
@@ -27,7 +28,8 @@ def _by_ids(model: type[t.Any], ids: list[int]) -> list[t.Any]:
 
 
 def load_related(events: t.Sequence[Event]) -> Related:
-    """Venues, organizers, terms and images of ``events`` in at most four queries."""
+    """Venues, organizers, terms, images and every translation group of ``events`` in
+    at most five queries."""
     related = Related()
     if not events:
         return related
@@ -64,4 +66,10 @@ def load_related(events: t.Sequence[Event]) -> Related:
     image_ids |= {o.image_id for group in organizers.values() for o in group if o.image_id}
     if image_ids:
         related.images = {a.id: a for a in _by_ids(Attachment, sorted(image_ids))}
+    related.translations = load_translations(
+        events,
+        related.venues.values(),
+        (organizer for group in organizers.values() for organizer in group),
+        (term for group in terms.values() for term in group),
+    )
     return related

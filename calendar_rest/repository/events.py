@@ -40,6 +40,7 @@ from .posts import (
     stamp_update,
     unique_slug,
 )
+from .translations import translation_root
 
 CURRENCY_SYMBOL_MAX = 16
 TEXT_FIELDS = ("title", "description", "excerpt")
@@ -67,10 +68,16 @@ class EventWrite:
     categories: list[t.Any] | None = None
     tags: list[t.Any] | None = None
     parent: Event | None = None
+    #: the translation group's root to store in ``translation_of``
+    translation_root: int | None = None
 
 
-def check_event_write(args: dict[str, t.Any], user: t.Any) -> EventWrite:
-    """Resolve references (author, image, venue, organizers, terms, parent).
+def check_event_write(
+    args: dict[str, t.Any], user: t.Any, language: str = "en", event: Event | None = None
+) -> EventWrite:
+    """Resolve references (author, image, venue, organizers, terms, parent, the record
+    translated); ``language`` is the language of the event written, ``event`` the event
+    updated (None on creates).
 
     :raises InvalidParams: for every reference that does not resolve, aggregated.
     """
@@ -99,6 +106,14 @@ def check_event_write(args: dict[str, t.Any], user: t.Any) -> EventWrite:
             lambda: setattr(write, "organizers", linked.check_organizers(args["organizer"])),
         ),
         ("post_parent", lambda: setattr(write, "parent", _check_parent(args["post_parent"]))),
+        (
+            "translation_of",
+            lambda: setattr(
+                write,
+                "translation_root",
+                translation_root(Event, args["translation_of"], language, event),
+            ),
+        ),
     ]
     errors: dict[str, ParamMessage] = {}
     for name, check in checks:
@@ -151,8 +166,7 @@ def save_event(write: EventWrite, ctx: WriteContext, event: Event | None = None)
     _apply_cost(event, write)
     if "image" in args:
         event.image = attach_image(write.image, ctx.user)
-    if "post_parent" in args:
-        event.post_parent = write.parent
+    _apply_family(event, write)
     if "venue" in args:
         venue = write.venue
         event.venue = linked.materialise(Venue, venue, ctx) if venue is not None else None
@@ -166,6 +180,14 @@ def save_event(write: EventWrite, ctx: WriteContext, event: Event | None = None)
         affected = terms.event_term_ids(event.id) | touched
         terms.refresh_term_counts(affected)
     return event
+
+
+def _apply_family(event: Event, write: EventWrite) -> None:
+    """The parent event and the translation group, where the write sets them."""
+    if "post_parent" in write.args:
+        event.post_parent = write.parent
+    if write.translation_root is not None:
+        event.translation_of = write.translation_root
 
 
 def _index_event(event: Event, args: dict[str, t.Any], creating: bool) -> None:

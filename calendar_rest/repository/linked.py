@@ -41,6 +41,7 @@ from .posts import (
     unique_slug,
     utc_now,
 )
+from .translations import translation_root
 
 NAME_FIELD = {Venue: "venue", Organizer: "organizer"}
 VENUE_FIELDS = (
@@ -137,10 +138,11 @@ def check_organizers(value: t.Any) -> list[Linked]:
 
 def materialise(model: type[PostModel], item: Linked, ctx: WriteContext) -> PostModel:
     """The record for ``item`` given inside an event: existing, identical duplicate, or
-    newly created (images are only taken on the record's own routes)."""
+    newly created (images and ``translation_of`` are only taken on the record's own
+    routes)."""
     if not isinstance(item, NewLinked):
         return item
-    args = {k: v for k, v in item.args.items() if k != "image"}
+    args = {k: v for k, v in item.args.items() if k not in ("image", "translation_of")}
     duplicate = find_duplicate(model, args[NAME_FIELD[model]], args.get("description"))
     if duplicate is not None:
         return duplicate
@@ -155,12 +157,20 @@ class LinkedWrite:
     args: dict[str, t.Any]
     author: User | None = None
     image: Attachment | str | None = None
+    #: the translation group's root to store in ``translation_of``
+    translation_root: int | None = None
 
 
 def check_linked_write(
-    model: type[PostModel], args: dict[str, t.Any], user: User | None
+    model: type[PostModel],
+    args: dict[str, t.Any],
+    user: User | None,
+    language: str = "en",
+    record: PostModel | None = None,
 ) -> LinkedWrite:
-    """Resolve the author and image, check coordinates; never writes.
+    """Resolve the author, image and translated record, check coordinates; never
+    writes. ``language`` is the written record's, ``record`` the one updated (None on
+    creates).
 
     :raises InvalidParams: every failing parameter, aggregated.
     """
@@ -169,6 +179,14 @@ def check_linked_write(
     for name, check in (
         ("author", lambda: setattr(write, "author", check_author(args["author"]))),
         ("image", lambda: setattr(write, "image", check_image(args["image"], user))),
+        (
+            "translation_of",
+            lambda: setattr(
+                write,
+                "translation_root",
+                translation_root(model, args["translation_of"], language, record),
+            ),
+        ),
     ):
         if name in args:
             try:
@@ -253,6 +271,8 @@ def _apply_fields(
             setattr(record, field, args[field])
     if "image" in args:
         record.image = attach_image(write.image, ctx.user)
+    if write.translation_root is not None:
+        record.translation_of = write.translation_root
     if (
         isinstance(record, Venue)
         and not args.get("stateprovince")

@@ -9,8 +9,10 @@ import peewee as pw
 from ..errors import InvalidParams
 from ..models import TAXONOMY_CATEGORY, Event, EventTerm, Term, User
 from ..permissions import has_cap
+from ..schemas.fields import MAX_INT
 from ..schemas.messages import ParamMessage
 from ..text import slugify
+from .translations import release_root
 
 #: who may create terms of each taxonomy (categories: authors and up; tags: editors)
 MANAGE_CAPABILITY = {TAXONOMY_CATEGORY: "publish_posts", "post_tag": "manage_categories"}
@@ -107,6 +109,9 @@ MAX_TERM_SLUG = 190
 
 
 def term_by_id(taxonomy: str, term_id: int) -> Term | None:
+    """None for an ID no INTEGER column can hold (the driver would overflow)."""
+    if not 0 < term_id <= MAX_INT:
+        return None
     return Term.select().where((Term.taxonomy == taxonomy) & (Term.id == term_id)).first()
 
 
@@ -192,6 +197,7 @@ def create_term(taxonomy: str, args: dict[str, t.Any], language: str) -> Term:
         description=args.get("description", ""),
         parent=args.get("parent") or None,
         language=language,
+        translation_of=args.get("translation_of"),
     )
 
 
@@ -202,6 +208,8 @@ def update_term(term: Term, args: dict[str, t.Any], slug: str | None) -> Term:
             setattr(term, name, args[name])
     if "parent" in args:
         term.parent = args["parent"] or None
+    if "translation_of" in args:
+        term.translation_of = args["translation_of"]
     if slug is not None:
         term.slug = slug
     term.save()
@@ -209,7 +217,9 @@ def update_term(term: Term, args: dict[str, t.Any], slug: str | None) -> Term:
 
 
 def delete_term(term: Term) -> None:
-    """Delete for good: unlink its events, and give its children its parent (WordPress)."""
+    """Delete for good: unlink its events, give its children its parent (WordPress) and
+    its translations another root."""
+    release_root(Term, term)
     EventTerm.delete().where(EventTerm.term == term.id).execute()
     Term.update(parent=term.parent_id).where(Term.parent == term.id).execute()
     Term.delete().where(Term.id == term.id).execute()

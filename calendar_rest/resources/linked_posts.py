@@ -28,6 +28,7 @@ from ..queries.linked import (
     linked_by_slug,
     linked_page,
 )
+from ..queries.translations import load_translations
 from ..repository.linked import (
     NAME_FIELD,
     SEARCH_KIND,
@@ -50,6 +51,7 @@ from ..schemas.linked import (
 )
 from ..schemas.messages import ParamMessage
 from ..wire.linked import organizer_data, venue_data
+from ..wire.translations import Translations
 from .base import Call, Resource, accepts
 from .linked_archive import resolve_linked_archive
 
@@ -80,7 +82,8 @@ class LinkedPosts(Resource, abc.ABC):
         if not records and page > 1:
             raise RestError(f"{self.name}-archive-page-not-found", 404)
         images = images_of(records)
-        items = [self.data(r, call, images.get(r.image_id or 0)) for r in records]
+        translations = load_translations(records)
+        items = [self.data(r, call, images.get(r.image_id or 0), translations) for r in records]
         total_pages = math.ceil(total / per_page) if total else 0
         return self.archive_response(
             self.collection, items, archive.echo, page, total, total_pages, call
@@ -118,11 +121,15 @@ class LinkedPosts(Resource, abc.ABC):
     @accepts("create_args")
     def on_post_collection(self, call: Call) -> Response:
         args = self.load(call.schema, call.params)
-        write = check_linked_write(self.model, args, call.user)
+        write = check_linked_write(self.model, args, call.user, call.language)
         self.require(can_create(call.user), call.user)
         self.check_author_change(call.user, write.author)
         ctx = self.write_context(call)
-        record = find_duplicate(self.model, args[self.name], args.get("description"))
+        record = (
+            find_duplicate(self.model, args[self.name], args.get("description"))
+            if write.translation_root is None
+            else None  # a translation is a new record, even if named as the original
+        )
         if record is None:
             record = create_linked(self.model, write, ctx)
         elif can_edit(call.user, record):
@@ -183,17 +190,23 @@ class LinkedPosts(Resource, abc.ABC):
         self, call: Call, record: PostModel | None, param: str
     ) -> tuple[PostModel, LinkedWrite]:
         record, args = self.target(call, record, param)
-        return record, check_linked_write(self.model, args, call.user)
+        return record, check_linked_write(self.model, args, call.user, record.language, record)
 
     def represent(
         self, record: PostModel, call: Call, *, single: bool = False
     ) -> dict[str, t.Any]:
         image = images_of([record]).get(record.image_id or 0)
-        return self.data(record, call, image, single=single)
+        return self.data(record, call, image, load_translations([record]), single=single)
 
     @abc.abstractmethod
     def data(
-        self, record: t.Any, call: Call, image: Attachment | None, *, single: bool = False
+        self,
+        record: t.Any,
+        call: Call,
+        image: Attachment | None,
+        translations: Translations,
+        *,
+        single: bool = False,
     ) -> dict[str, t.Any]:
         """The wire representation of one record of this collection."""
 
@@ -213,10 +226,21 @@ class Venues(LinkedPosts):
     create_args = VenueCreateArgs
 
     def data(
-        self, record: Venue, call: Call, image: Attachment | None, *, single: bool = False
+        self,
+        record: Venue,
+        call: Call,
+        image: Attachment | None,
+        translations: Translations,
+        *,
+        single: bool = False,
     ) -> dict[str, t.Any]:
         return venue_data(
-            record, call.urls, image, single=single, geolocation=self.settings.geolocation
+            record,
+            call.urls,
+            image,
+            single=single,
+            geolocation=self.settings.geolocation,
+            translations=translations,
         )
 
 
@@ -231,6 +255,12 @@ class Organizers(LinkedPosts):
     create_args = OrganizerCreateArgs
 
     def data(
-        self, record: Organizer, call: Call, image: Attachment | None, *, single: bool = False
+        self,
+        record: Organizer,
+        call: Call,
+        image: Attachment | None,
+        translations: Translations,
+        *,
+        single: bool = False,
     ) -> dict[str, t.Any]:
-        return organizer_data(record, call.urls, image, single=single)
+        return organizer_data(record, call.urls, image, single=single, translations=translations)

@@ -22,6 +22,7 @@ from ..http import json_response
 from ..messages import MESSAGES, N_
 from ..models import TAXONOMY_CATEGORY, TAXONOMY_TAG, Event, Term, User
 from ..queries.terms import TermFilters, category_ancestry, count, term_page, term_query
+from ..queries.translations import load_translations
 from ..repository.terms import (
     can_manage_terms,
     create_term,
@@ -34,6 +35,7 @@ from ..repository.terms import (
     term_slug,
     update_term,
 )
+from ..repository.translations import translation_root
 from ..schemas import (
     CategoryArchiveArgs,
     CategoryCreateArgs,
@@ -100,7 +102,8 @@ class Terms(Resource):
         total = count(query)
         terms = term_page(query, listing.filters, listing.page, listing.per_page)
         ancestry = category_ancestry(terms)
-        items = [term_object(term, call.urls, ancestry) for term in terms]
+        translations = load_translations(terms)
+        items = [term_object(term, call.urls, ancestry, translations) for term in terms]
         total_pages = math.ceil(total / listing.per_page) if total else 0
         return self.archive_response(
             self.key, items, listing.echo, listing.page, total, total_pages, call,
@@ -173,6 +176,7 @@ class Terms(Resource):
         except InvalidParams as exc:
             args, errors = exc.valid, dict(exc.errors)
         errors.update(self.parent_errors(args))
+        errors.update(self.resolve_translation(args, call.language))
         if errors:
             raise InvalidParams(errors)
         self.require(can_manage_terms(call.user, self.taxonomy), call.user)
@@ -204,7 +208,7 @@ class Terms(Resource):
         """Permanent (TEC forces it); answers the term as it was, without ``_links``."""
         _, term = self.load_item(call, id)
         self.require(can_manage_terms(call.user, self.taxonomy), call.user)
-        data = term_object(term, call.urls, category_ancestry([term]))
+        data = term_object(term, call.urls, category_ancestry([term]), load_translations([term]))
         delete_term(term)
         return json_response(data)
 
@@ -221,6 +225,8 @@ class Terms(Resource):
             args = exc.valid
             errors.update(exc.errors)
         errors.update(self.parent_errors(args, term))
+        language = term.language if term is not None else call.language
+        errors.update(self.resolve_translation(args, language, term))
         if errors or term is None:
             raise InvalidParams(errors)
         return args, term
@@ -237,6 +243,21 @@ class Terms(Resource):
             return {"parent": ParamMessage("parent_cycle", param="parent")}
         return {}
 
+    def resolve_translation(
+        self, args: dict[str, t.Any], language: str, term: Term | None = None
+    ) -> Errors:
+        """Replace a valid ``translation_of`` in ``args`` by its group's root; return
+        the error of an invalid one (see ``repository.translations``)."""
+        if "translation_of" not in args:
+            return {}
+        try:
+            args["translation_of"] = translation_root(
+                Term, args["translation_of"], language, term, taxonomy=self.taxonomy
+            )
+        except InvalidParams as exc:
+            return dict(exc.errors)
+        return {}
+
     def refuse_parent(self, call: Call) -> None:
         if not self.hierarchical and call.params.get("parent") is not None:
             raise RestError("rest_taxonomy_not_hierarchical", 400)
@@ -251,7 +272,9 @@ class Terms(Resource):
             raise TermExists(existing)
 
     def single(self, term: Term, call: Call, status: int = 200) -> Response:
-        data = single_term_object(term, call.urls, category_ancestry([term]))
+        data = single_term_object(
+            term, call.urls, category_ancestry([term]), load_translations([term])
+        )
         return json_response(data, status=status)
 
 

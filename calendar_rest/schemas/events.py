@@ -54,6 +54,10 @@ class EventWriteArgs(Schema):
     password = f.String(
         allow_empty=True, max_length=255, metadata={"description": N_("The event password")}
     )
+    translation_of = f.Integer(
+        positive=True,
+        metadata={"description": N_("The ID of the record this one translates")},
+    )
     i18n_language = f.Language(metadata={"description": N_("The language of the request")})
 
 
@@ -116,7 +120,11 @@ class EventArchiveArgs(Schema):
         positive=True, load_default=1, metadata={"description": N_("The archive page to return")}
     )
     per_page = f.Integer(
-        positive=True, metadata={"description": N_("The number of events to return on each page")}
+        positive=True,
+        metadata={
+            "description": N_("The number of events to return on each page"),
+            "default_setting": "default_per_page",
+        },
     )
     start_date = f.LooseDate(
         metadata={"description": N_("Limit events to ones starting on or after the date")}

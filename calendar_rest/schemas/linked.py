@@ -44,6 +44,10 @@ class VenueWriteArgs(LinkedPostArgs):
     image = f.Raw(metadata={"description": N_("The venue featured image ID or URL")})
     geo_lat = f.Number(metadata={"description": N_("The venue latitude")})
     geo_lng = f.Number(metadata={"description": N_("The venue longitude")})
+    translation_of = f.Integer(
+        positive=True,
+        metadata={"description": N_("The ID of the record this one translates")},
+    )
     i18n_language = f.Language(metadata={"description": N_("The language of the request")})
 
 
@@ -61,6 +65,10 @@ class OrganizerWriteArgs(LinkedPostArgs):
     website = f.Url(metadata={"description": N_("The organizer website")})
     email = _text(N_("The organizer e-mail address"), 255)
     image = f.Raw(metadata={"description": N_("The organizer featured image ID or URL")})
+    translation_of = f.Integer(
+        positive=True,
+        metadata={"description": N_("The ID of the record this one translates")},
+    )
     i18n_language = f.Language(metadata={"description": N_("The language of the request")})
 
 
@@ -87,7 +95,11 @@ class LinkedArchiveArgs(Schema):
         positive=True, load_default=1, metadata={"description": N_("The archive page to return")}
     )
     per_page = f.Integer(
-        positive=True, metadata={"description": N_("The number of records to return on each page")}
+        positive=True,
+        metadata={
+            "description": N_("The number of records to return on each page"),
+            "default_setting": "default_per_page",
+        },
     )
     search = f.String(
         metadata={"description": N_("Records should contain every word of the string")}

@@ -43,6 +43,12 @@ PARAM_MESSAGES: dict[str, str] = {
     "status_forbidden": N_("%(param)s may only be publish for this user."),
     "geoloc_disabled": N_("%(param)s: geolocation filters are disabled on this site."),
     "geoloc_pair": N_("%(param)s must be sent together with %(other)s."),
+    "unknown_translation": N_("%(param)s is not the ID of an existing record of this type."),
+    "translation_taken": N_("%(param)s already has a translation in this language."),
+    "translation_cycle": N_("%(param)s cannot be the record itself or one of its translations."),
+    "translation_has_translations": N_(
+        "%(param)s cannot be set on a record that other records translate."
+    ),
 }
 
 TYPE_ERRORS = frozenset(

@@ -36,6 +36,12 @@ def _parent() -> f.Integer:
     return f.Integer(metadata={"description": N_("The parent category ID (0: top level)")})
 
 
+def _translation_of() -> f.Integer:
+    return f.Integer(
+        positive=True, metadata={"description": N_("The ID of the record this one translates")}
+    )
+
+
 def _language() -> f.Language:
     return f.Language(metadata={"description": N_("The language of the request")})
 
@@ -51,6 +57,7 @@ class TagWriteArgs(_Args):
     name = _name()
     description = _description()
     slug = _slug()
+    translation_of = _translation_of()
     i18n_language = _language()
 
 
@@ -58,6 +65,7 @@ class TagCreateArgs(_Args):
     name = _name(required=True)
     description = _description()
     slug = _slug()
+    translation_of = _translation_of()
     i18n_language = _language()
 
 
@@ -68,6 +76,7 @@ class CategoryWriteArgs(_Args):
     description = _description()
     slug = _slug()
     parent = _parent()
+    translation_of = _translation_of()
     i18n_language = _language()
 
 
@@ -76,6 +85,7 @@ class CategoryCreateArgs(_Args):
     description = _description()
     slug = _slug()
     parent = _parent()
+    translation_of = _translation_of()
     i18n_language = _language()
 
 
@@ -93,7 +103,11 @@ def _page() -> f.Integer:
 
 def _per_page() -> f.Integer:
     return f.Integer(
-        positive=True, metadata={"description": N_("The number of terms to return on each page")}
+        positive=True,
+        metadata={
+            "description": N_("The number of terms to return on each page"),
+            "default_setting": "default_per_page",
+        },
     )
 
 

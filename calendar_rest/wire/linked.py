@@ -1,7 +1,8 @@
 """Venue and organizer representations (TEC's ``get_venue_data``/``get_organizer_data``).
 
 The same shape is used standalone and embedded in events: empty values are dropped,
-venues then always get their map flags, and both always end with the global IDs.
+venues then always get their map flags, and both always end with the global IDs, then
+the additive ``language`` and ``translations``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from ..models import Attachment, Organizer, Venue
 from ..text import wpautop
 from .images import image_data
 from .json_ld import organizer_json_ld, venue_json_ld
+from .translations import Translations, add_language
 from .urls import Urls
 
 
@@ -49,6 +51,7 @@ def venue_data(
     *,
     single: bool = False,
     geolocation: bool = True,
+    translations: Translations,
 ) -> dict[str, t.Any]:
     data = _post_head(venue, "venue", urls)
     data.update(
@@ -77,6 +80,7 @@ def venue_data(
     data["show_map_link"] = bool(venue.show_map_link)
     data["global_id"] = urls.global_id(venue.id)
     data["global_id_lineage"] = [data["global_id"]]
+    add_language(data, venue, translations)
     return data
 
 
@@ -86,6 +90,7 @@ def organizer_data(
     image: Attachment | None = None,
     *,
     single: bool = False,
+    translations: Translations,
 ) -> dict[str, t.Any]:
     data = _post_head(organizer, "organizer", urls)
     data.update(
@@ -102,4 +107,6 @@ def organizer_data(
         data["json_ld"] = organizer_json_ld(organizer, image)
     data["global_id"] = urls.global_id(organizer.id)
     data["global_id_lineage"] = [data["global_id"]]
-    return _drop_empty(data)
+    data = _drop_empty(data)
+    add_language(data, organizer, translations)
+    return data

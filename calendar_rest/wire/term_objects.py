@@ -3,8 +3,9 @@
 Keys in emission order: ``id, count, description, name, slug, taxonomy, parent``
 (categories only), ``meta, url, urls``. Single reads and writes append WordPress's
 HAL ``_links``; TEC's point at core's ``wp/v2`` routes, ours at the same paths under
-our site, so clients that read the key set and types keep working. Embedded terms
-(inside events) keep their own shape: see ``wire.terms``.
+our site, so clients that read the key set and types keep working. Every term object
+then ends with the additive ``language`` and ``translations`` (``wire.translations``).
+Embedded terms (inside events) keep their own shape: see ``wire.terms``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import typing as t
 
 from ..models import TAXONOMY_CATEGORY, TAXONOMY_TAG, Term
 from .terms import term_urls
+from .translations import Translations, add_language
 from .urls import Urls
 
 #: core's REST base of each taxonomy (``wp/v2/<base>``)
@@ -29,8 +31,16 @@ TAG_ARCHIVE_PATH = "tag"
 Ancestry = t.Mapping[int, tuple[int | None, str]]
 
 
-def term_object(term: Term, urls: Urls, ancestry: Ancestry) -> dict[str, t.Any]:
+def term_object(
+    term: Term, urls: Urls, ancestry: Ancestry, translations: Translations
+) -> dict[str, t.Any]:
     """The plain term: list items and DELETE responses."""
+    data = _core_fields(term, urls, ancestry)
+    add_language(data, term, translations)
+    return data
+
+
+def _core_fields(term: Term, urls: Urls, ancestry: Ancestry) -> dict[str, t.Any]:
     data: dict[str, t.Any] = {
         "id": term.id,
         "count": term.count,
@@ -47,9 +57,13 @@ def term_object(term: Term, urls: Urls, ancestry: Ancestry) -> dict[str, t.Any]:
     return data
 
 
-def single_term_object(term: Term, urls: Urls, ancestry: Ancestry) -> dict[str, t.Any]:
+def single_term_object(
+    term: Term, urls: Urls, ancestry: Ancestry, translations: Translations
+) -> dict[str, t.Any]:
     """The term with ``_links``: single GET, create and update responses."""
-    return {**term_object(term, urls, ancestry), "_links": core_links(term, urls)}
+    data = {**_core_fields(term, urls, ancestry), "_links": core_links(term, urls)}
+    add_language(data, term, translations)
+    return data
 
 
 def public_link(term: Term, urls: Urls, ancestry: Ancestry) -> str:

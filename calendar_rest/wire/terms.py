@@ -5,6 +5,7 @@ from __future__ import annotations
 import typing as t
 
 from ..models import TAXONOMY_CATEGORY, Term
+from .translations import Translations, add_language
 from .urls import Urls
 
 COLLECTIONS = {TAXONOMY_CATEGORY: "categories", "post_tag": "tags"}
@@ -18,8 +19,8 @@ def term_urls(term: Term, urls: Urls) -> dict[str, str]:
     return links
 
 
-def embedded_term(term: Term, urls: Urls) -> dict[str, t.Any]:
-    return {
+def embedded_term(term: Term, urls: Urls, translations: Translations) -> dict[str, t.Any]:
+    data: dict[str, t.Any] = {
         "name": term.name,
         "slug": term.slug,
         "term_group": 0,
@@ -32,3 +33,5 @@ def embedded_term(term: Term, urls: Urls) -> dict[str, t.Any]:
         "id": term.id,
         "urls": term_urls(term, urls),
     }
+    add_language(data, term, translations)
+    return data
