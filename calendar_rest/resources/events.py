@@ -9,6 +9,7 @@ import typing as t
 
 from werkzeug.wrappers import Response
 
+from ..cost import FREE_LABEL
 from ..dates import resolve_timezone
 from ..errors import RestError, invalid_param
 from ..http import json_response
@@ -98,7 +99,7 @@ class Events(Resource):
     @accepts(EventCreateArgs)
     def on_post_collection(self, call: Call) -> Response:
         args = self.load(call.schema, call.params)
-        write = check_event_write(args, call.user)
+        write = check_event_write(args, call.user, call.language)
         self.require(can_create(call.user), call.user)
         self.check_author_change(call.user, write.author)
         event = save_event(write, self.write_context(call))
@@ -114,7 +115,8 @@ class Events(Resource):
 
     def update(self, call: Call, event: Event | None, event_id: int) -> Response:
         args = self.load(call.schema, call.params)
-        write = check_event_write(args, call.user)
+        language = event.language if event is not None else call.language
+        write = check_event_write(args, call.user, language, event)
         if event is None:
             self.require(can_create(call.user), call.user)
             raise RestError("rest-event-not-found", 404, event_id)
@@ -175,6 +177,7 @@ class Events(Resource):
             default_currency_code=self.settings.default_currency_code,
             geolocation=self.settings.geolocation,
             single=single,
+            free_label=call.translate(FREE_LABEL),
         )
 
     def represent(self, event: Event, call: Call, *, single: bool = False) -> dict[str, t.Any]:

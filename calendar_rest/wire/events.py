@@ -7,7 +7,7 @@ import typing as t
 
 import orjson
 
-from ..cost import cost_representation
+from ..cost import FREE_LABEL, cost_representation
 from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
 from ..models import Attachment, Event, Organizer, Term, Venue
 from ..text import wpautop
@@ -15,6 +15,7 @@ from .images import image_data
 from .json_ld import event_json_ld, organizer_json_ld, venue_json_ld
 from .linked import organizer_data, venue_data
 from .terms import embedded_term
+from .translations import Translations, add_language
 from .urls import Urls
 
 EMPTY_COST_DETAILS = {
@@ -52,6 +53,8 @@ class Related:
     organizers: dict[int, list[Organizer]] = dataclasses.field(default_factory=dict)
     terms: dict[int, list[Term]] = dataclasses.field(default_factory=dict)
     images: dict[int, Attachment] = dataclasses.field(default_factory=dict)
+    #: translation groups of the events and of everything they embed
+    translations: Translations = dataclasses.field(default_factory=Translations)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +67,8 @@ class EventView:
     default_currency_code: str = "USD"
     geolocation: bool = True
     single: bool = False
+    #: "Free" in the request's language
+    free_label: str = FREE_LABEL
 
 
 def _dates(prefix: str, value: t.Any) -> dict[str, t.Any]:
@@ -73,7 +78,8 @@ def _dates(prefix: str, value: t.Any) -> dict[str, t.Any]:
 def event_data(
     event: Event, related: Related, view: EventView, *, redact: bool = False
 ) -> dict[str, t.Any]:
-    """One event as the wire shows it; ``redact`` hides password-protected content."""
+    """One event as the wire shows it; ``redact`` hides password-protected content
+    (not ``language``/``translations``, which say nothing of the content)."""
     urls = view.urls
     permalink = urls.permalink("event", event.id, event.slug, event.status)
     image = related.images.get(event.image_id) if event.image_id else None
@@ -82,6 +88,7 @@ def event_data(
         event.currency_symbol,
         event.currency_position,
         view.default_currency_symbol,
+        view.free_label,
     )
     global_id = urls.global_id(event.id)
     data: dict[str, t.Any] = {
@@ -123,10 +130,11 @@ def event_data(
     }
     if redact:
         data.update(REDACTED)
-        return data
-    _add_links(data, event, related, view)
-    if view.single:
-        data["json_ld"] = _json_ld(event, related, view, permalink, image, cost_details)
+    else:
+        _add_links(data, event, related, view)
+        if view.single:
+            data["json_ld"] = _json_ld(event, related, view, permalink, image, cost_details)
+    add_language(data, event, related.translations)
     return data
 
 
@@ -134,7 +142,7 @@ def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: Eve
     urls = view.urls
     for term in related.terms.get(event.id, ()):
         key = "tags" if term.taxonomy == "post_tag" else "categories"
-        data[key].append(embedded_term(term, urls))
+        data[key].append(embedded_term(term, urls, related.translations))
     venue = related.venues.get(event.venue_id) if event.venue_id else None
     if venue is not None:
         data["venue"] = venue_data(
@@ -143,6 +151,7 @@ def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: Eve
             related.images.get(venue.image_id) if venue.image_id else None,
             single=view.single,
             geolocation=view.geolocation,
+            translations=related.translations,
         )
     data["organizer"] = [
         organizer_data(
@@ -150,6 +159,7 @@ def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: Eve
             urls,
             related.images.get(organizer.image_id) if organizer.image_id else None,
             single=view.single,
+            translations=related.translations,
         )
         for organizer in related.organizers.get(event.id, ())
     ]
