@@ -25,6 +25,7 @@ from .dates import resolve_timezone
 from .db import connect_database, request_scope
 from .errors import RestError, no_route
 from .http import Request, collect_params, json_response
+from .i18n import Translate, translator
 from .models import SiteState, User
 from .resources import RESOURCE_CLASSES
 from .resources.base import Call, NotBuilt, Resource
@@ -80,6 +81,7 @@ class Application:
         request = Request(environ)
         request.max_content_length = self.settings.max_body_bytes
         request.language = language
+        request.reply_language = self.language_of(request, request.args)
         request.cache_key = cache_key
         response = self.dispatch_request(request)
         return response(environ, start_response)
@@ -96,14 +98,15 @@ class Application:
         try:
             return self._dispatch(request)
         except RestError as exc:
-            return _error_response(exc)
+            error = exc
         except peewee.DataError:
             # A value the database refused (out of range, too long): the client's input.
             log.info("database refused a value on %s %s", request.method, request.path)
-            return _error_response(RestError("rest_invalid_param", 400, "body"))
+            error = RestError("rest_invalid_param", 400, "body")
         except Exception:  # noqa: BLE001 - the last line of defence must catch all
             log.exception("unhandled error on %s %s", request.method, request.path)
-            return _error_response(RestError("rest_internal_error", 500))
+            error = RestError("rest_internal_error", 500)
+        return _error_response(error, translator(request.reply_language))
 
     def _dispatch(self, request: Request) -> Response:
         adapter = self.url_map.bind_to_environ(request.environ)
@@ -172,7 +175,8 @@ class Application:
         params = collect_params(request)
         resource_name, shape = endpoint.split(".")
         schema = self.resources[resource_name].schema_for(request.method, shape)
-        call = Call(request, user, params, urls, self.language_of(request, params), schema)
+        request.reply_language = self.language_of(request, params)
+        call = Call(request, user, params, urls, request.reply_language, schema)
         response = responder(call, **values)
         response.headers["Allow"] = self.allowed_methods(endpoint, user)
         return response
@@ -204,9 +208,11 @@ class Application:
         return Urls(site.rstrip("/"), prefix)
 
     @staticmethod
-    def language_of(request: Request, params: dict[str, t.Any]) -> str:
+    def language_of(request: Request, params: t.Mapping[str, t.Any]) -> str:
+        """``i18n_language`` when it names a language, else the root's language (an
+        invalid value is refused by the argument set, in the root's language)."""
         wanted = params.get("i18n_language")
-        return wanted if wanted in LANGUAGES else request.language
+        return wanted if isinstance(wanted, str) and wanted in LANGUAGES else request.language
 
 
 #: date parameters whose natural-language values ("+1 hour") depend on the clock
@@ -273,8 +279,10 @@ def _is_transient(exc: peewee.PeeweeException) -> bool:
     return any(sign in text for sign in ("deadlock", "lock wait", "database is locked", "1213"))
 
 
-def _error_response(error: RestError) -> Response:
-    return json_response(error.body(), status=error.status, headers=error.headers.items())
+def _error_response(error: RestError, translate: Translate) -> Response:
+    return json_response(
+        error.body(translate), status=error.status, headers=error.headers.items()
+    )
 
 
 def create_app(database_url: str | None = None, **settings: t.Any) -> Application:

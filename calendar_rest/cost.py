@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
+from calendar_rest.messages import N_
 from calendar_rest.text import slugify
 
 __all__ = [
@@ -27,7 +28,8 @@ __all__ = [
 
 PREFIX = "prefix"
 POSTFIX = "postfix"
-FREE_LABEL = "Free"
+#: shown for a zero price, translated into the request's language by the caller
+FREE_LABEL = N_("Free")
 RANGE_SEPARATOR = " \u2013 "  # space, EN DASH, space: what TEC puts between min and max
 
 # A run of digits joined by "." or ",", or a bare ".50" that is not glued to a word ("Rs.10").
@@ -224,16 +226,20 @@ def _render_number(number: _Number) -> str:
     return _plain(number.value.quantize(_TWO_PLACES, rounding=ROUND_HALF_UP))
 
 
-def _with_currency(number: _Number, symbol: str, position: str) -> str:
+def _with_currency(number: _Number, symbol: str, position: str, free_label: str) -> str:
     """Attach the symbol on the configured side; zero is shown as "Free" like TEC."""
     if number.value == 0:
-        return FREE_LABEL
+        return free_label
     text = _render_number(number)
     return text + symbol if position == POSTFIX else symbol + text
 
 
 def format_cost(
-    values: tuple[str, ...], symbol: str, position: str, default_symbol: str = "$"
+    values: tuple[str, ...],
+    symbol: str,
+    position: str,
+    default_symbol: str = "$",
+    free_label: str = FREE_LABEL,
 ) -> str:
     """The human ``cost`` string: "$15", "$25 – $40", "Free – 30$" or a text cost as-is."""
     numbers = [number for value in values for number in _find_numbers(value)]
@@ -242,17 +248,21 @@ def format_cost(
     lowest = min(numbers, key=lambda number: number.value)
     highest = max(numbers, key=lambda number: number.value)
     symbol = symbol or default_symbol
-    low = _with_currency(lowest, symbol, position)
+    low = _with_currency(lowest, symbol, position, free_label)
     if lowest.value == highest.value:
         return low
-    return low + RANGE_SEPARATOR + _with_currency(highest, symbol, position)
+    return low + RANGE_SEPARATOR + _with_currency(highest, symbol, position, free_label)
 
 
 def cost_representation(
-    values: tuple[str, ...], symbol: str, position: str, default_symbol: str = "$"
+    values: tuple[str, ...],
+    symbol: str,
+    position: str,
+    default_symbol: str = "$",
+    free_label: str = FREE_LABEL,
 ) -> tuple[str, dict[str, object]]:
     """Both REST fields at once: ``(cost, cost_details)``."""
     return (
-        format_cost(values, symbol, position, default_symbol),
+        format_cost(values, symbol, position, default_symbol, free_label),
         cost_details(values, symbol, position),
     )

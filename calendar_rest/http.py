@@ -37,7 +37,10 @@ Params = dict[str, t.Any]
 class Request(BaseRequest):
     """Werkzeug request with the language and params the dispatcher works out."""
 
+    #: the language of the root the request came through (``/fr/...`` is French)
     language: str = "en"
+    #: the language texts are answered in: ``i18n_language`` when valid, else the root's
+    reply_language: str = "en"
     #: the namespace root as mounted, e.g. ``http://host/api/fr/calendar/events/v1``
     rest_base: str = ""
     #: the site root as mounted, e.g. ``http://host/api``

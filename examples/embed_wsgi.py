@@ -2,7 +2,8 @@
 
 The app builds every ``url``/``rest_url`` from the request's mount point
 (``SCRIPT_NAME``), so links stay correct under ``/api`` and under ``/api/fr``
-without any configuration. Run it as a script to try both roots in-process::
+without any configuration; the French root's namespace index and ``/doc`` are in
+French. Run it as a script to try both roots in-process::
 
     python examples/embed_wsgi.py
 """
@@ -50,8 +51,23 @@ def main() -> int:
             print(f"GET {path} -> {response.status_code}, rest_url {rest_url}")
             if response.status_code != 200 or "/api/" not in rest_url:
                 return 1
+        if not describes_itself_in_french(client):
+            return 1
         api.database.close()
     return 0
+
+
+def describes_itself_in_french(client: Client) -> bool:
+    """The French root's index and ``/doc`` speak French and point under ``/api/fr``."""
+    index = client.get("/api/fr/calendar/events/v1/").json or {}
+    page = index["routes"]["/calendar/events/v1/events"]["endpoints"][0]["args"]["page"]
+    print("French description of page:", page["description"])
+    document = client.get("/api/fr/calendar/events/v1/doc").json or {}
+    server = document["servers"][0]["url"]
+    print("/doc server under the French root:", server)
+    return server == "http://localhost/api/fr/calendar/events/v1" and page["description"] != (
+        "The archive page to return"
+    )
 
 
 if __name__ == "__main__":

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from .base import Resource
 from .events import Events
+from .interface import Documentation, NamespaceIndex
 from .linked_posts import Organizers, Venues
 from .terms import Categories, Tags
 
 RESOURCE_CLASSES: dict[str, type[Resource]] = {
+    "root": NamespaceIndex,
+    "doc": Documentation,
     "events": Events,
     "venues": Venues,
     "organizers": Organizers,

@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response
 
 from ..errors import InvalidParams, forbidden, missing_params
 from ..http import Request, json_response
+from ..i18n import Translate, translator
 from ..models import User
 from ..permissions import Owned, has_cap
 from ..schemas import MissingParams, validate
@@ -43,6 +44,11 @@ class Call:
     language: str
     #: the argument set the responder declared with :func:`accepts`
     schema: Schema
+
+    @property
+    def translate(self) -> Translate:
+        """gettext in the request's language, for texts the wire shows to people."""
+        return translator(self.language)
 
 
 def accepts(arguments: ArgumentSet) -> t.Callable[[F], F]:

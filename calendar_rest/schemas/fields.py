@@ -27,8 +27,18 @@ MAX_URL = 700
 WRITABLE_STATUSES = ("publish", "future", "draft", "pending", "private")
 
 
+JsonSchema = dict[str, t.Any]
+
+
 class WPField(fields.Field):
-    """Base: raise ``ParamMessage`` errors that name the parameter, like WordPress."""
+    """Base: raise ``ParamMessage`` errors that name the parameter, like WordPress.
+
+    ``json_schema`` states what the field accepts in JSON Schema terms; the namespace
+    index and ``/doc`` publish it, so each field documents itself.
+    """
+
+    def json_schema(self) -> JsonSchema:
+        return {}
 
     def fail(self, key: str, **kwargs: t.Any) -> ValidationError:
         kwargs.setdefault("param", self.data_key or self.name)
@@ -46,6 +56,9 @@ class Boolean(WPField):
         super().__init__(**kwargs)
         self.true_strings = TRUE_STRINGS | ({"yes", "on"} if words else set())
         self.false_strings = FALSE_STRINGS | ({"no", "off"} if words else set())
+
+    def json_schema(self) -> JsonSchema:
+        return {"type": "boolean"}
 
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> bool:
         if isinstance(value, bool):
@@ -69,6 +82,10 @@ class Integer(WPField):
         super().__init__(**kwargs)
         self.positive = positive
 
+    def json_schema(self) -> JsonSchema:
+        return {"type": "integer", "minimum": 1 if self.positive else -MAX_INT,
+                "maximum": MAX_INT}
+
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> int:
         number = to_int(value)
         if number is None:
@@ -80,6 +97,9 @@ class Integer(WPField):
 
 class Number(WPField):
     """A float or a numeric string."""
+
+    def json_schema(self) -> JsonSchema:
+        return {"type": "number", "format": "double"}
 
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> float:
         if isinstance(value, bool):
@@ -101,6 +121,14 @@ class String(WPField):
         self.allow_empty = allow_empty
         self.max_length = max_length
 
+    def json_schema(self) -> JsonSchema:
+        schema: JsonSchema = {"type": "string"}
+        if not self.allow_empty:
+            schema["minLength"] = 1
+        if self.max_length:
+            schema["maxLength"] = self.max_length
+        return schema
+
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
         if not isinstance(value, str):
             raise self.fail("not_string")
@@ -118,6 +146,9 @@ class Choice(String):
         super().__init__(**kwargs)
         self.choices = tuple(choices)
 
+    def json_schema(self) -> JsonSchema:
+        return {"type": "string", "enum": list(self.choices)}
+
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
         text = super()._deserialize(value, attr, data, **kw)
         if text not in self.choices:
@@ -133,6 +164,9 @@ class Language(Choice):
 class Status(WPField):
     """A post status a client may set (``trash`` only through DELETE)."""
 
+    def json_schema(self) -> JsonSchema:
+        return {"type": "string", "enum": list(WRITABLE_STATUSES)}
+
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
         if not isinstance(value, str) or value.strip() not in WRITABLE_STATUSES:
             raise self.fail("bad_status")
@@ -142,6 +176,9 @@ class Status(WPField):
 class LooseDate(WPField):
     """Anything ``dates.parse_datetime`` understands; the raw value is kept, because the
     zone it is read in (the event's) is only known once every field is loaded."""
+
+    def json_schema(self) -> JsonSchema:
+        return {"type": "string"}
 
     def _deserialize(
         self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any
@@ -160,6 +197,9 @@ class LooseDate(WPField):
 class Timezone(WPField):
     """An IANA zone, a ``UTC+N`` offset string, or "" (meaning the site zone)."""
 
+    def json_schema(self) -> JsonSchema:
+        return {"type": "string"}
+
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
         if not isinstance(value, str):
             raise self.fail("not_string")
@@ -171,6 +211,9 @@ class Timezone(WPField):
 
 class Url(WPField):
     """An absolute http(s) URL, or "" to clear the field."""
+
+    def json_schema(self) -> JsonSchema:
+        return {"type": "string", "format": "uri"}
 
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
         if not isinstance(value, str):
@@ -184,6 +227,9 @@ class Url(WPField):
 class IdList(WPField):
     """IDs as a JSON array, a PHP ``name[]`` array or a comma-separated string."""
 
+    def json_schema(self) -> JsonSchema:
+        return {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_INT}}
+
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> list[int]:
         ids = []
         for item in split_list(value):
@@ -196,6 +242,9 @@ class IdList(WPField):
 
 class TermList(WPField):
     """Terms by ID or by name/slug, as an array or CSV; ``[]`` and ``""`` mean none."""
+
+    def json_schema(self) -> JsonSchema:
+        return {"type": "array", "items": {"type": "string"}}
 
     def _deserialize(
         self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any
@@ -215,6 +264,9 @@ class TermList(WPField):
 class StringList(WPField):
     """Strings as an array or CSV (``status=publish,draft`` or ``status[]=publish``)."""
 
+    def json_schema(self) -> JsonSchema:
+        return {"type": "array", "items": {"type": "string"}}
+
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> list[str]:
         items = [item for item in split_list(value) if item != ""]
         if not all(isinstance(item, str) and "\x00" not in item for item in items):
@@ -224,6 +276,9 @@ class StringList(WPField):
 
 class Raw(fields.Raw):
     """Any JSON value, validated later (e.g. ``cost``: a string, number or list)."""
+
+    def json_schema(self) -> JsonSchema:
+        return {}
 
 
 def to_int(value: t.Any) -> int | None:

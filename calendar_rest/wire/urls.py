@@ -29,7 +29,13 @@ class Urls:
 
     @property
     def rest_base(self) -> str:
+        """The namespace root as mounted: ``http://example.com/api/fr/calendar/events/v1``."""
         return f"{self.site}{self.language_prefix}/{NAMESPACE}"
+
+    @property
+    def api_root(self) -> str:
+        """The REST root the namespace lives under (WordPress's ``/wp-json/``)."""
+        return f"{self.site}{self.language_prefix}/"
 
     def rest(self, path: str, query: dict[str, str] | None = None) -> str:
         url = f"{self.rest_base}/{path.lstrip('/')}"

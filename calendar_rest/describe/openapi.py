@@ -1,0 +1,231 @@
+"""``GET /doc``: the OpenAPI 3 document of the namespace, generated with apispec.
+
+Paths, parameters and request bodies come from the route table and the declared
+argument sets (through ``arguments.field_property``, as the namespace index does);
+responses reference the representation schemas of ``schemas.representations``.
+Every ``description`` is translated into the request's language. The only server is
+the namespace root as mounted, so a client can call ``servers[0].url + path``.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from apispec import APISpec
+
+from ..i18n import Translate
+from ..messages import N_
+from ..schemas.representations import COMPONENTS
+from ..settings import Settings
+from ..wire.urls import Urls
+from .arguments import OPENAPI_VERSION, argument_fields, field_property, new_plugin
+from .interface import Endpoint, RouteInfo
+
+API_VERSION = "1.0.0"
+TITLE = N_("Calendar events REST API")
+DESCRIPTION = N_(
+    "Read and write calendar events, venues, organizers, event categories and event tags;"
+    " the wire format of The Events Calendar's REST API v1."
+)
+SECURITY_SCHEME = "applicationPassword"
+#: TEC's order of the document's top-level keys
+TOP_LEVEL_ORDER = ("openapi", "info", "components", "servers", "paths")
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+BODY_TYPES = ("application/json", "application/x-www-form-urlencoded")
+#: what each status means, for the ``description`` every OpenAPI response needs
+STATUS_TEXTS = {
+    "200": N_("The requested data"),
+    "201": N_("The created record"),
+    "400": N_("Missing or invalid parameters"),
+    "401": N_("Authentication is required, or the credentials are wrong"),
+    "403": N_("The user may not do this"),
+    "404": N_("No such record, route or archive page"),
+    "409": N_("A concurrent write won; the request may be retried"),
+    "410": N_("The record is already in the trash"),
+    "413": N_("The request body is too large"),
+    "500": N_("The server failed"),
+}
+#: list totals, in WordPress's and TEC's headers
+TOTAL_HEADERS = {
+    "X-WP-Total": N_("The number of records matching the request"),
+    "X-WP-TotalPages": N_("The number of pages"),
+    "X-TEC-Total": N_("The number of records matching the request"),
+    "X-TEC-TotalPages": N_("The number of pages"),
+}
+ROOT_SCHEMA: dict[str, t.Any] = {
+    "type": "object",
+    "required": ["namespace", "routes", "_links"],
+    "properties": {
+        "namespace": {"type": "string"},
+        "routes": {"type": "object"},
+        "_links": {"type": "object"},
+    },
+}
+DOC_SCHEMA: dict[str, t.Any] = {
+    "type": "object",
+    "required": ["openapi", "info", "servers", "paths", "components"],
+}
+
+
+def openapi_document(
+    routes: t.Sequence[RouteInfo], urls: Urls, settings: Settings, translate: Translate
+) -> dict[str, t.Any]:
+    spec = APISpec(
+        title=TITLE,
+        version=API_VERSION,
+        openapi_version=OPENAPI_VERSION,
+        plugins=[new_plugin()],
+        info={"description": DESCRIPTION},
+        servers=[{"url": urls.rest_base}],
+    )
+    for name, schema in COMPONENTS.items():
+        spec.components.schema(name, schema=schema)
+    spec.components.security_scheme(SECURITY_SCHEME, {
+        "type": "http",
+        "scheme": "basic",
+        "description": N_("A user login and one of the user's application passwords"),
+    })
+    for route in routes:
+        spec.path(path=route.openapi_path, operations=_operations(route, settings))
+    document = spec.to_dict()
+    ordered = {key: document[key] for key in TOP_LEVEL_ORDER if key in document}
+    return t.cast(dict[str, t.Any], _translated(ordered, translate))
+
+
+def _operations(route: RouteInfo, settings: Settings) -> dict[str, t.Any]:
+    operations = {}
+    for endpoint in route.endpoints:
+        for method in endpoint.methods:
+            operations[method.lower()] = _operation(route, endpoint, method, settings)
+    return operations
+
+
+def _operation(
+    route: RouteInfo, endpoint: Endpoint, method: str, settings: Settings
+) -> dict[str, t.Any]:
+    spec = route.spec
+    parameters: list[dict[str, t.Any]] = [
+        {
+            "in": "path",
+            "name": variable.name,
+            "description": variable.description,
+            "required": True,
+            "schema": variable.schema,
+        }
+        for variable in route.variables
+    ]
+    operation: dict[str, t.Any] = {
+        "operationId": f"{method.lower()}_{spec.resource}_{spec.shape}",
+        "tags": [spec.resource],
+        # reads are public (credentials widen what they show); writes need a user
+        "security": [{SECURITY_SCHEME: []}] + ([{}] if method == "GET" else []),
+    }
+    arguments = [
+        (name, field, field_property(field, settings, _same))
+        for name, field in argument_fields(endpoint.arguments)
+    ]
+    if method in BODY_METHODS:
+        operation["requestBody"] = _request_body(arguments)
+    else:
+        parameters += [
+            _query_parameter(name, field.required, prop) for name, field, prop in arguments
+        ]
+    if parameters:
+        operation["parameters"] = parameters
+    operation["responses"] = _responses(route, method)
+    return operation
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _query_parameter(name: str, required: bool, prop: dict[str, t.Any]) -> dict[str, t.Any]:
+    schema = {key: value for key, value in prop.items() if key != "description"}
+    parameter = {
+        "in": "query",
+        "name": name,
+        "description": prop.get("description", ""),
+        "required": bool(required),
+        "schema": schema,
+    }
+    if schema.get("type") == "array":  # CSV, as WordPress reads lists
+        parameter.update(style="form", explode=False)
+    return parameter
+
+
+def _request_body(arguments: list[tuple[str, t.Any, dict[str, t.Any]]]) -> dict[str, t.Any]:
+    schema: dict[str, t.Any] = {
+        "type": "object",
+        "properties": {name: prop for name, _, prop in arguments},
+    }
+    required = [name for name, field, _ in arguments if field.required]
+    if required:
+        schema["required"] = required
+    return {"content": {media: {"schema": schema} for media in BODY_TYPES}}
+
+
+def _responses(route: RouteInfo, method: str) -> dict[str, t.Any]:
+    spec = route.spec
+    success = "201" if method == "POST" and spec.shape == "collection" else "200"
+    body = _success_schema(route, method)
+    responses: dict[str, t.Any] = {
+        success: {
+            "description": STATUS_TEXTS[success],
+            "content": {"application/json": {"schema": body}},
+        }
+    }
+    if body.get("$ref", "").endswith("List"):
+        responses[success]["headers"] = {
+            name: {"description": text, "required": True, "schema": {"type": "integer"}}
+            for name, text in TOTAL_HEADERS.items()
+        }
+    for status in _error_statuses(method):
+        responses[status] = {
+            "description": STATUS_TEXTS[status],
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        }
+    return responses
+
+
+#: the representation each resource answers with: (one record, one archive page)
+REPRESENTATIONS = {
+    "events": ("Event", "EventList"),
+    "venues": ("Venue", "VenueList"),
+    "organizers": ("Organizer", "OrganizerList"),
+    "categories": ("Term", "CategoryList"),
+    "tags": ("Term", "TagList"),
+}
+
+
+def _success_schema(route: RouteInfo, method: str) -> dict[str, t.Any]:
+    spec = route.spec
+    if spec.resource == "root":
+        return ROOT_SCHEMA
+    if spec.resource == "doc":
+        return DOC_SCHEMA
+    single, archive = REPRESENTATIONS[spec.resource]
+    name = archive if spec.shape == "collection" and method == "GET" else single
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _error_statuses(method: str) -> list[str]:
+    statuses = ["400", "401", "403", "404"]
+    if method in BODY_METHODS or method == "DELETE":
+        statuses += ["409", "413"]
+    if method == "DELETE":
+        statuses.append("410")
+    return [*sorted(statuses), "500"]
+
+
+def _translated(node: t.Any, translate: Translate) -> t.Any:
+    """A copy of ``node`` with every ``description`` text (and the title) translated."""
+    if isinstance(node, dict):
+        return {
+            key: translate(value) if key in ("description", "title") and isinstance(value, str)
+            else _translated(value, translate)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_translated(item, translate) for item in node]
+    return node
