@@ -89,6 +89,7 @@ def openapi_document(
         spec.path(path=route.openapi_path, operations=_operations(route, settings))
     document = spec.to_dict()
     ordered = {key: document[key] for key in TOP_LEVEL_ORDER if key in document}
+    ordered["info"] = {key: document["info"][key] for key in ("version", "title", "description")}
     return t.cast(dict[str, t.Any], _translated(ordered, translate))
 
 
