@@ -17,7 +17,7 @@ from werkzeug.test import Client
 
 from calendar_rest.i18n import translator
 from calendar_rest.resources import RESOURCE_CLASSES
-from calendar_rest.resources.interface import served_routes
+from calendar_rest.resources.interface import forget_descriptions, served_routes
 from calendar_rest.resources.linked_posts import Venues
 from calendar_rest.routes import ROUTES
 from calendar_rest.schemas import VenueCreateArgs
@@ -146,7 +146,7 @@ def test_a_new_parameter_appears_in_the_index_and_the_doc_without_touching_them(
         capacity = f.Integer(metadata={"description": "How many people the venue seats"})
 
     monkeypatch.setattr(Venues, "create_args", ExtendedVenueCreateArgs)
-    served_routes.cache_clear()
+    forget_descriptions()
     try:
         index = api.get("/").json["routes"][f"{NS}/venues"]["endpoints"][1]["args"]
         assert index["capacity"] == {
@@ -158,7 +158,7 @@ def test_a_new_parameter_appears_in_the_index_and_the_doc_without_touching_them(
         assert "capacity" in body["schema"]["properties"]
     finally:
         monkeypatch.undo()
-        served_routes.cache_clear()
+        forget_descriptions()
 
 
 def test_another_namespace_is_not_found(api: Api) -> None:
