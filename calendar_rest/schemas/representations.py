@@ -435,73 +435,75 @@ class EventTerm(Representation):
     translations = _translations()
 
 
-class EventList(Representation):
-    """The events archive page."""
-
-    events = fields.List(
-        fields.Nested(Event), required=True, metadata={"description": N_("The events of the page")}
+def _archive_page(
+    name: str,
+    key: str,
+    item: type[Schema],
+    items_text: str,
+    total_text: str,
+    *,
+    terms: bool = False,
+) -> type[Schema]:
+    """An archive page wrapper. Post lists read ``{key, rest_url, next_rest_url,
+    previous_rest_url, total, total_pages}``; TEC's term lists put the items after the
+    totals: ``{rest_url, total, total_pages, key, next_rest_url, previous_rest_url}``."""
+    items = {
+        key: fields.List(fields.Nested(item), required=True, metadata={"description": items_text})
+    }
+    rest_url = {"rest_url": _text(N_("The REST URL of this page"), required=True)}
+    links = {
+        "next_rest_url": _text(N_("The REST URL of the next page, when there is one")),
+        "previous_rest_url": _text(N_("The REST URL of the previous page, when there is one")),
+    }
+    totals = {
+        "total": _integer(total_text, required=True),
+        "total_pages": _integer(N_("The number of pages"), required=True),
+    }
+    declared = (
+        {**rest_url, **totals, **items, **links}
+        if terms
+        else {**items, **rest_url, **links, **totals}
     )
-    rest_url = _text(N_("The REST URL of this page"), required=True)
-    next_rest_url = _text(N_("The REST URL of the next page, when there is one"))
-    previous_rest_url = _text(N_("The REST URL of the previous page, when there is one"))
-    total = _integer(N_("The number of events matching the request"), required=True)
-    total_pages = _integer(N_("The number of pages"), required=True)
+    return Representation.from_dict(declared, name=name)
 
 
-class VenueList(Representation):
-    """The venues archive page."""
-
-    venues = fields.List(
-        fields.Nested(Venue), required=True, metadata={"description": N_("The venues of the page")}
-    )
-    rest_url = _text(N_("The REST URL of this page"), required=True)
-    next_rest_url = _text(N_("The REST URL of the next page, when there is one"))
-    previous_rest_url = _text(N_("The REST URL of the previous page, when there is one"))
-    total = _integer(N_("The number of venues matching the request"), required=True)
-    total_pages = _integer(N_("The number of pages"), required=True)
-
-
-class OrganizerList(Representation):
-    """The organizers archive page."""
-
-    organizers = fields.List(
-        fields.Nested(Organizer),
-        required=True,
-        metadata={"description": N_("The organizers of the page")},
-    )
-    rest_url = _text(N_("The REST URL of this page"), required=True)
-    next_rest_url = _text(N_("The REST URL of the next page, when there is one"))
-    previous_rest_url = _text(N_("The REST URL of the previous page, when there is one"))
-    total = _integer(N_("The number of organizers matching the request"), required=True)
-    total_pages = _integer(N_("The number of pages"), required=True)
-
-
-class CategoryList(Representation):
-    """The categories archive page (TEC's term lists put the items after the totals)."""
-
-    rest_url = _text(N_("The REST URL of this page"), required=True)
-    total = _integer(N_("The number of categories matching the request"), required=True)
-    total_pages = _integer(N_("The number of pages"), required=True)
-    categories = fields.List(
-        fields.Nested(Term),
-        required=True,
-        metadata={"description": N_("The categories of the page")},
-    )
-    next_rest_url = _text(N_("The REST URL of the next page, when there is one"))
-    previous_rest_url = _text(N_("The REST URL of the previous page, when there is one"))
-
-
-class TagList(Representation):
-    """The tags archive page."""
-
-    rest_url = _text(N_("The REST URL of this page"), required=True)
-    total = _integer(N_("The number of tags matching the request"), required=True)
-    total_pages = _integer(N_("The number of pages"), required=True)
-    tags = fields.List(
-        fields.Nested(Term), required=True, metadata={"description": N_("The tags of the page")}
-    )
-    next_rest_url = _text(N_("The REST URL of the next page, when there is one"))
-    previous_rest_url = _text(N_("The REST URL of the previous page, when there is one"))
+EventList = _archive_page(
+    "EventList",
+    "events",
+    Event,
+    N_("The events of the page"),
+    N_("The number of events matching the request"),
+)
+VenueList = _archive_page(
+    "VenueList",
+    "venues",
+    Venue,
+    N_("The venues of the page"),
+    N_("The number of venues matching the request"),
+)
+OrganizerList = _archive_page(
+    "OrganizerList",
+    "organizers",
+    Organizer,
+    N_("The organizers of the page"),
+    N_("The number of organizers matching the request"),
+)
+CategoryList = _archive_page(
+    "CategoryList",
+    "categories",
+    Term,
+    N_("The categories of the page"),
+    N_("The number of categories matching the request"),
+    terms=True,
+)
+TagList = _archive_page(
+    "TagList",
+    "tags",
+    Term,
+    N_("The tags of the page"),
+    N_("The number of tags matching the request"),
+    terms=True,
+)
 
 
 #: ``data.details`` members of ``rest_invalid_param``: a WordPress error per parameter
