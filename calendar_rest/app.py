@@ -28,7 +28,7 @@ from .http import Request, collect_params, json_response
 from .i18n import Translate, translator
 from .models import SiteState, User
 from .resources import RESOURCE_CLASSES
-from .resources.base import Call, NotBuilt, Resource
+from .resources.base import Call, Resource
 from .routes import ROUTES, build_url_map, endpoint_name
 from .settings import DEFAULT_LANGUAGE, LANGUAGES, Settings
 from .wire.urls import Urls
@@ -59,8 +59,9 @@ class Application:
         self.resources: dict[str, Resource] = {
             name: resource_class(settings) for name, resource_class in RESOURCE_CLASSES.items()
         }
-        for spec in ROUTES:
-            self.resources.setdefault(spec.resource, NotBuilt(settings))
+        unserved = {spec.resource for spec in ROUTES} - set(self.resources)
+        if unserved:
+            raise LookupError(f"routes name resources without a class: {sorted(unserved)}")
 
     def __call__(
         self, environ: WSGIEnvironment, start_response: StartResponse

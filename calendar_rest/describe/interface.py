@@ -82,8 +82,6 @@ def _variables(spec: RouteSpec, resource_class: type[Resource]) -> tuple[PathVar
 
 def _endpoints(spec: RouteSpec, resource_class: type[Resource]) -> tuple[Endpoint, ...]:
     """One endpoint per responder, methods grouped in the route table's order."""
-    if not resource_class.built:
-        return ()
     grouped: dict[str, list[str]] = {}
     for method in spec.methods:
         name = responder_name(method, spec.shape)

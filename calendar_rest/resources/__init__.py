@@ -1,7 +1,7 @@
 """Resource classes: one per collection, responders named ``on_<method>[_<shape>]``.
 
-``RESOURCE_CLASSES`` maps the resource names of ``routes.ROUTES`` to their classes; a
-name without a class is served by ``base.NotBuilt`` (every route ``rest_no_route``).
+``RESOURCE_CLASSES`` maps the resource names of ``routes.ROUTES`` to their classes
+(``Application`` refuses to start if a route names no class).
 """
 
 from __future__ import annotations

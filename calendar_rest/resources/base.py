@@ -93,8 +93,6 @@ class NoArgs(Schema):
 class Resource:
     """Base class; subclasses define responders and receive settings explicitly."""
 
-    #: True for resources whose routes exist in the contract but are not served yet
-    built: t.ClassVar[bool] = True
     #: descriptions of the path variables (``id``, ``slug``) of this resource's routes
     path_descriptions: t.ClassVar[dict[str, str]] = {}
 
@@ -102,8 +100,6 @@ class Resource:
         self.settings = settings
 
     def responder(self, method: str, shape: str) -> Responder | None:
-        if not self.built:
-            return None
         if shape == "collection" and method in ("PUT", "PATCH"):
             return None  # only POST creates
         return getattr(self, responder_name(method, shape), None)
@@ -241,9 +237,3 @@ def page_links(
         previous = rest_args if page == 2 else {**rest_args, "page": str(page - 1)}
         links["previous_rest_url"] = call.urls.rest(f"{key}/", previous)
     return links
-
-
-class NotBuilt(Resource):
-    """A resource of the contract that is not served yet: every route is ``rest_no_route``."""
-
-    built = False
