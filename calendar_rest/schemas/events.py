@@ -147,6 +147,7 @@ class EventArchiveArgs(Schema):
     strict_dates = f.Boolean(
         words=True,
         metadata={
+            "default": False,
             "description": N_(
                 "Whether the dates are taken at the exact times given (true) or"
                 " as whole days (false)"

@@ -116,7 +116,10 @@ class LinkedArchiveArgs(Schema):
         }
     )
     only_with_upcoming = f.Raw(
-        metadata={"description": N_("Truthy: records linked to upcoming events only")}
+        metadata={
+            "default": False,
+            "description": N_("Truthy: records linked to upcoming events only"),
+        }
     )
     status = f.StringList(metadata={"description": N_("Records should have one of these statuses")})
     i18n_language = f.Language(metadata={"description": N_("The language of the request")})
