@@ -4,8 +4,9 @@ schemathesis reads the OpenAPI document the app serves, generates requests for e
 operation (path variables, query parameters, JSON and form bodies) and checks each
 response: no 5xx, a documented status and content type, documented headers, and a
 body valid against the documented schema. Requests run as the administrator, so that
-writes reach the database instead of stopping at the permission check, on every
-backend the suite reaches. The number of examples per operation is bounded
+writes reach the database instead of stopping at the permission check, and again
+anonymously, so that every denial is a documented error too; on every backend the
+suite reaches. The number of examples per operation is bounded
 (``CALENDAR_REST_FUZZ_EXAMPLES``, default 25) and the run is derandomised, so CI is
 repeatable; raise the bound locally to search harder.
 """
@@ -58,11 +59,14 @@ def seed(api: Api) -> None:
     )
 
 
+@pytest.mark.parametrize("user", ["administrator", None], ids=["administrator", "anonymous"])
 @pytest.mark.parametrize(("path", "method"), operations())
-def test_every_operation_honours_its_documentation(api: Api, path: str, method: str) -> None:
+def test_every_operation_honours_its_documentation(
+    api: Api, path: str, method: str, user: str | None
+) -> None:
     seed(api)
     operation = schemathesis.openapi.from_wsgi(f"{NS}/doc", api.app)[path][method]
-    headers = api.headers("administrator")
+    headers = api.headers(user)
 
     @given(case=operation.as_strategy())
     @settings(
