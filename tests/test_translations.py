@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import itertools
 import re
 import typing as t
 
@@ -291,8 +292,8 @@ def test_embedded_venue_organizer_and_terms_carry_language_and_translations(
                    organizer=[pairs["organizers"][1]], categories=[pairs["categories"][1]],
                    tags=[pairs["tags"][1]])
 
-    if single:
-        event = read(api, EVENTS, event["id"])
+    if single:  # in French: through the English root, the English translations show
+        event = body_of(api.get(f"{FR}/events/{event['id']}", "administrator"))
     else:
         event = listed(api, EVENTS, FR)[0]
 
@@ -426,5 +427,74 @@ def test_a_translated_list_costs_the_same_statements_whatever_the_page_size(
         items = body_of(api.get(f"/{kind.collection}?{query}"))[kind.collection]
         assert len(items) == per_page
         assert all(len(item["translations"]) == 2 for item in items)
+        counts[per_page] = len(sql_statements)
+    assert counts[2] == counts[10], counts
+
+
+# -- embedding in the request's language (WPML's integration) ---------------------------
+
+
+LINKED_NAMES = itertools.count()
+
+
+def event_with_translated_linked_posts(
+    api: Api, *, french_status: str = "publish", french_event: bool = False
+) -> tuple[int, dict[str, tuple[int, int]]]:
+    """An event (English, or French with ``french_event``) linked to the English venue
+    and organizer, which have French translations (in ``french_status``)."""
+    pairs = {}
+    number = next(LINKED_NAMES)  # same-named venues would be one venue (TEC's duplicates)
+    for kind in (VENUES, ORGANIZERS):
+        english = create(api, kind, f"{kind.name} EN {number}")["id"]
+        french = create(api, kind, f"{kind.name} FR {number}", french=True,
+                        translation_of=english, status=french_status)["id"]
+        pairs[kind.collection] = (english, french)
+    event = create(api, EVENTS, "Concert", french=french_event, venue=pairs["venues"][0],
+                   organizer=[pairs["organizers"][0]])
+    return event["id"], pairs
+
+
+@pytest.mark.parametrize("single", [True, False], ids=["single", "list"])
+def test_an_event_read_in_french_embeds_the_french_venue_and_organizer(
+    api: Api, single: bool
+) -> None:
+    event_id, pairs = event_with_translated_linked_posts(api, french_event=not single)
+
+    if single:
+        french_view = body_of(api.get(f"{FR}/events/{event_id}"))
+    else:
+        french_view = body_of(api.get(f"{FR}/events"))["events"][0]
+    english_view = body_of(api.get(f"/events/{event_id}"))
+
+    assert french_view["id"] == english_view["id"] == event_id
+    assert french_view["venue"]["id"] == pairs["venues"][1]
+    assert french_view["venue"]["venue"].startswith("venue FR")
+    assert [o["id"] for o in french_view["organizer"]] == [pairs["organizers"][1]]
+    assert french_view["venue"]["translations"] == {
+        "en": pairs["venues"][0], "fr": pairs["venues"][1]}
+    assert english_view["venue"]["id"] == pairs["venues"][0]
+    assert [o["id"] for o in english_view["organizer"]] == [pairs["organizers"][0]]
+
+
+def test_an_unpublished_translation_is_never_embedded(api: Api) -> None:
+    event_id, pairs = event_with_translated_linked_posts(api, french_status="draft")
+
+    for user in (None, "administrator"):
+        french_view = body_of(api.get(f"{FR}/events/{event_id}", user))
+        assert french_view["venue"]["id"] == pairs["venues"][0]
+        assert [o["id"] for o in french_view["organizer"]] == [pairs["organizers"][0]]
+
+
+def test_embedding_translations_costs_a_fixed_number_of_statements(
+    api: Api, sql_statements: list[str]
+) -> None:
+    for _ in range(12):
+        event_with_translated_linked_posts(api, french_event=True)
+    counts = {}
+    for per_page in (2, 10):
+        sql_statements.clear()
+        events = body_of(api.get(f"{FR}/events?per_page={per_page}"))["events"]
+        assert len(events) == per_page
+        assert all(event["venue"]["language"] == "fr" for event in events)
         counts[per_page] = len(sql_statements)
     assert counts[2] == counts[10], counts

@@ -27,9 +27,10 @@ def _by_ids(model: type[t.Any], ids: list[int]) -> list[t.Any]:
     ]
 
 
-def load_related(events: t.Sequence[Event]) -> Related:
+def load_related(events: t.Sequence[Event], language: str | None = None) -> Related:
     """Venues, organizers, terms, images and every translation group of ``events`` in
-    at most five queries."""
+    at most five queries, and at most two more when venues or organizers are shown in
+    their ``language`` translation (see ``_in_language``)."""
     related = Related()
     if not events:
         return related
@@ -61,15 +62,54 @@ def load_related(events: t.Sequence[Event]) -> Related:
     ):
         terms[event_id].append(term)
     related.terms = dict(terms)
-    image_ids = {event.image_id for event in events if event.image_id}
-    image_ids |= {v.image_id for v in related.venues.values() if v.image_id}
-    image_ids |= {o.image_id for group in organizers.values() for o in group if o.image_id}
-    if image_ids:
-        related.images = {a.id: a for a in _by_ids(Attachment, sorted(image_ids))}
     related.translations = load_translations(
         events,
         related.venues.values(),
         (organizer for group in organizers.values() for organizer in group),
         (term for group in terms.values() for term in group),
     )
+    if language is not None:
+        _in_language(related, language)
+    image_ids = {event.image_id for event in events if event.image_id}
+    image_ids |= {v.image_id for v in related.venues.values() if v.image_id}
+    image_ids |= {
+        o.image_id for group in related.organizers.values() for o in group if o.image_id
+    }
+    if image_ids:
+        related.images = {a.id: a for a in _by_ids(Attachment, sorted(image_ids))}
     return related
+
+
+def _in_language(related: Related, language: str) -> None:
+    """WPML's embedding rule: an event shows the published ``language`` translation of
+    its venue and organizers when one exists, else the linked record itself."""
+    wanted: dict[type[t.Any], set[int]] = defaultdict(set)
+    linked = [*related.venues.values(), *(o for g in related.organizers.values() for o in g)]
+    for record in linked:
+        target = related.translations.of(record).get(language)
+        if target is not None and target != record.id:
+            wanted[type(record)].add(target)
+    if not wanted:
+        return
+    found = {
+        (model, record.id): record
+        for model, ids in wanted.items()
+        for record in _by_ids(model, sorted(ids))
+        if record.status == "publish"
+    }
+
+    def shown(record: t.Any) -> t.Any:
+        target = related.translations.of(record).get(language)
+        replacement = found.get((type(record), target or 0))
+        if replacement is None:
+            return record
+        related.translations.groups[(type(record), replacement.id)] = (
+            related.translations.of(record)
+        )
+        return replacement
+
+    related.venues = {key: shown(venue) for key, venue in related.venues.items()}
+    related.organizers = {
+        event_id: [shown(organizer) for organizer in group]
+        for event_id, group in related.organizers.items()
+    }

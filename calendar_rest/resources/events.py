@@ -58,7 +58,7 @@ class Events(Resource):
         events = archive_page(query, page, per_page)
         if not events and page > 1:
             raise RestError("event-archive-page-not-found", 404)
-        related = load_related(events)
+        related = load_related(events, call.language)
         view = self.view(call)
         items = [
             event_data(event, related, view, redact=self.redacted(event, call, args))
@@ -181,7 +181,8 @@ class Events(Resource):
         )
 
     def represent(self, event: Event, call: Call, *, single: bool = False) -> dict[str, t.Any]:
-        return event_data(event, load_related([event]), self.view(call, single=single))
+        related = load_related([event], call.language)
+        return event_data(event, related, self.view(call, single=single))
 
     def write_context(self, call: Call) -> WriteContext:
         assert call.user is not None
