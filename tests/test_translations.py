@@ -498,3 +498,18 @@ def test_embedding_translations_costs_a_fixed_number_of_statements(
         assert all(event["venue"]["language"] == "fr" for event in events)
         counts[per_page] = len(sql_statements)
     assert counts[2] == counts[10], counts
+
+
+@pytest.mark.parametrize("kind", [EVENTS, VENUES, ORGANIZERS, CATEGORIES, TAGS],
+                         ids=lambda kind: kind.collection)
+def test_public_links_follow_the_records_own_language(api: Api, kind: Kind) -> None:
+    """WPML: a post's permalink is in its own language, whatever root asked for it."""
+    english = create(api, kind, "Concert")
+    french = create(api, kind, "Concert FR", french=True, translation_of=english["id"])
+
+    english_through_fr = body_of(api.get(f"{FR}/{kind.collection}/{english['id']}"))
+    french_through_en = body_of(api.get(f"/{kind.collection}/{french['id']}"))
+
+    key = "link" if "link" in english_through_fr else "url"
+    assert not english_through_fr[key].startswith("http://localhost/fr/")
+    assert french_through_en[key].startswith("http://localhost/fr/")

@@ -81,7 +81,7 @@ def event_data(
     """One event as the wire shows it; ``redact`` hides password-protected content
     (not ``language``/``translations``, which say nothing of the content)."""
     urls = view.urls
-    permalink = urls.permalink("event", event.id, event.slug, event.status)
+    permalink = urls.permalink("event", event.id, event.slug, event.status, event.language)
     image = related.images.get(event.image_id) if event.image_id else None
     cost, cost_details = cost_representation(
         tuple(orjson.loads(event.cost)),

@@ -27,7 +27,7 @@ def _post_head(record: Venue | Organizer, kind: str, urls: Urls) -> dict[str, t.
         "date_utc": format_datetime(record.date_utc),
         "modified": format_datetime(record.modified),
         "modified_utc": format_datetime(record.modified_utc),
-        "url": urls.permalink(kind, record.id, record.slug, record.status),
+        "url": urls.permalink(kind, record.id, record.slug, record.status, record.language),
     }
 
 

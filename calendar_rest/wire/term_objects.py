@@ -70,7 +70,7 @@ def public_link(term: Term, urls: Urls, ancestry: Ancestry) -> str:
     """The public archive page: categories nest under every ancestor's slug (WordPress's
     hierarchical term links), tags live under ``/tag/``."""
     if term.taxonomy != TAXONOMY_CATEGORY:
-        return urls.term_link(TAG_ARCHIVE_PATH, term.slug)
+        return urls.term_link(TAG_ARCHIVE_PATH, term.slug, term.language)
     slugs: list[str] = []
     seen = {term.id}
     parent = term.parent_id
@@ -78,7 +78,9 @@ def public_link(term: Term, urls: Urls, ancestry: Ancestry) -> str:
         seen.add(parent)
         parent, slug = ancestry[parent]
         slugs.append(slug)
-    return urls.term_link("/".join([CATEGORY_ARCHIVE_PATH, *reversed(slugs)]), term.slug)
+    return urls.term_link(
+        "/".join([CATEGORY_ARCHIVE_PATH, *reversed(slugs)]), term.slug, term.language
+    )
 
 
 def core_link(urls: Urls, path: str) -> str:

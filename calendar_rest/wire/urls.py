@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from urllib.parse import urlencode, urlsplit
 
-from ..settings import NAMESPACE
+from ..settings import DEFAULT_LANGUAGE, NAMESPACE
 
 #: post type names in unpublished permalinks (TEC's, with ``calendar`` for ``tribe``)
 POST_TYPES = {
@@ -41,16 +41,25 @@ class Urls:
         url = f"{self.rest_base}/{path.lstrip('/')}"
         return f"{url}?{urlencode(query, safe=',:')}" if query else url
 
-    def permalink(self, kind: str, record_id: int, slug: str, status: str) -> str:
-        """Pretty permalink for public records, ``?post_type=…&p=ID`` for the rest."""
+    def permalink(
+        self, kind: str, record_id: int, slug: str, status: str, language: str
+    ) -> str:
+        """Pretty permalink for public records, ``?post_type=…&p=ID`` for the rest; like
+        WPML's, it follows the record's own ``language``, not the request's."""
         if status in ("publish", "private") and slug:
-            return f"{self.site}{self.language_prefix}/{kind}/{slug}/"
+            return f"{self.site}{public_prefix(language)}/{kind}/{slug}/"
         return f"{self.site}/?post_type={POST_TYPES[kind]}&p={record_id}"
 
-    def term_link(self, taxonomy_path: str, slug: str) -> str:
-        return f"{self.site}{self.language_prefix}/{taxonomy_path}/{slug}/"
+    def term_link(self, taxonomy_path: str, slug: str, language: str) -> str:
+        """A term's public archive page, in the term's own ``language``."""
+        return f"{self.site}{public_prefix(language)}/{taxonomy_path}/{slug}/"
 
     def global_id(self, record_id: int) -> str:
         """TEC's global ID: host and path of the site (no scheme, no port) + ``?id=``."""
         parts = urlsplit(self.site)
         return f"{parts.hostname or ''}{parts.path.rstrip('/')}?id={record_id}"
+
+
+def public_prefix(language: str) -> str:
+    """The path prefix of a language's public pages: none for the default language."""
+    return "" if language == DEFAULT_LANGUAGE else f"/{language}"
