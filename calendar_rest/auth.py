@@ -47,6 +47,31 @@ def add_application_password(user: User, name: str = "calendar-rest") -> str:
     return secret
 
 
+def list_application_passwords(user: User) -> list[ApplicationPassword]:
+    """``user``'s application passwords, oldest first, loaded without salt or hash:
+    only their id, name and creation time (naive UTC) are there to show."""
+    return list(
+        ApplicationPassword.select(
+            ApplicationPassword.id, ApplicationPassword.name, ApplicationPassword.created
+        )
+        .where(ApplicationPassword.user == user)
+        .order_by(ApplicationPassword.id)
+    )
+
+
+def revoke_application_passwords(user: User, password_id: int | None = None) -> int:
+    """Delete ``user``'s application password ``password_id``, or all of them when it is
+    None, and return how many were deleted (0 when ``password_id`` is not ``user``'s).
+
+    :func:`authenticate` reads the stored passwords on every request (nothing caches
+    them), so a revoked password is refused at once, by running servers too.
+    """
+    query = ApplicationPassword.delete().where(ApplicationPassword.user == user)
+    if password_id is not None:
+        query = query.where(ApplicationPassword.id == password_id)
+    return int(query.execute())
+
+
 def authenticate(header: str | None) -> User | None:
     """The user named by a Basic ``Authorization`` header, or None when there is none.
 

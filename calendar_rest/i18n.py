@@ -10,6 +10,7 @@ shows the Babel commands that extract new texts and update the catalogs;
 from __future__ import annotations
 
 import functools
+import os
 import typing as t
 from pathlib import Path
 
@@ -53,3 +54,27 @@ def translator(language: str) -> Translate:
 
 def _unchanged(text: str) -> str:
     return text
+
+
+def environment_language(environ: t.Mapping[str, str] | None = None) -> str:
+    """The operator's language, read from the environment (default ``os.environ``) the
+    way gettext reads it.
+
+    The first of ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set and
+    non-empty holds a colon-separated list of locales (``fr_FR.UTF-8``, ``de:fr``); the
+    first one whose two first letters name an available language wins, so ``de:fr``
+    means French. ``C`` and ``POSIX`` (``C.UTF-8`` too) end the list with English, and
+    so does a list with no available language.
+    """
+    env = os.environ if environ is None else environ
+    value = next(
+        (env[name] for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG") if env.get(name)),
+        "",
+    )
+    for locale in value.split(":"):
+        if locale.split(".")[0] in ("C", "POSIX"):
+            break
+        language = locale[:2].lower()
+        if language in LANGUAGES:
+            return language
+    return DEFAULT_LANGUAGE
