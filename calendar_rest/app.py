@@ -146,7 +146,7 @@ class Application:
         request: Request,
         responder: t.Callable[..., Response],
         endpoint: str,
-        values: dict[str, t.Any],
+        values: t.Mapping[str, t.Any],
         urls: Urls,
     ) -> Response:
         """A read, answered from the response cache while no write happened since."""
@@ -170,7 +170,7 @@ class Application:
         user: User | None,
         responder: t.Callable[..., Response],
         endpoint: str,
-        values: dict[str, t.Any],
+        values: t.Mapping[str, t.Any],
         urls: Urls,
     ) -> Response:
         params = collect_params(request)
@@ -258,7 +258,7 @@ def split_language_root(environ: WSGIEnvironment) -> str:
     return DEFAULT_LANGUAGE
 
 
-def _match(adapter: MapAdapter, request: Request) -> tuple[str, dict[str, t.Any]]:
+def _match(adapter: MapAdapter, request: Request) -> tuple[str, t.Mapping[str, t.Any]]:
     """Match with the trailing slash ignored; wrong paths and methods are both 404."""
     path = request.path
     if len(path) > 1 and path.endswith("/"):

@@ -26,6 +26,9 @@ SQLITE_PRAGMAS = (
 #: more than serving a cached response
 POOL_OPTIONS = {"max_connections": 64, "stale_timeout": 300, "timeout": 30}
 
+#: ``playhouse.db_url.connect`` with its return type spelled out (playhouse ships no types)
+_connect: t.Callable[..., peewee.Database] = db_url.connect
+
 
 def connect_database(url: str) -> peewee.Database:
     """Build (without opening) a pooled Peewee database for a ``sqlite:///``,
@@ -36,7 +39,7 @@ def connect_database(url: str) -> peewee.Database:
     if scheme == "sqlite":
         if url.startswith("sqlite://") and not url.startswith("sqlite:///"):
             raise ValueError("SQLite URLs need three slashes: sqlite:///path/to/file.db")
-        return db_url.connect(
+        return _connect(
             pooled,
             pragmas=dict(SQLITE_PRAGMAS),
             lock_type="IMMEDIATE",
@@ -46,9 +49,9 @@ def connect_database(url: str) -> peewee.Database:
     if scheme == "mysql":
         extra = dict(parse_qsl(parts.query))
         extra.setdefault("charset", "utf8mb4")
-        return db_url.connect(pooled.split("?")[0], **POOL_OPTIONS, **extra)
+        return _connect(pooled.split("?")[0], **POOL_OPTIONS, **extra)
     if scheme in ("postgres", "postgresql"):
-        return db_url.connect(pooled, **POOL_OPTIONS)
+        return _connect(pooled, **POOL_OPTIONS)
     raise ValueError(f"unsupported database URL scheme {scheme!r}")
 
 

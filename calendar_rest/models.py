@@ -22,6 +22,11 @@ TAXONOMY_TAG = "post_tag"
 
 
 class BaseModel(pw.Model):
+    # Peewee adds attributes at run time that the type checker cannot see: the implicit
+    # ``id`` primary key and, for each foreign key ``x``, the raw-id accessor ``x_id``.
+    # Models declare them as bare annotations, which Peewee ignores (no value, no field):
+    # read on the class they are the field, read on a record the stored value.
+
     class Meta:
         legacy_table_names = False
         #: each thread binds the models to the database of the app it is serving, so
@@ -30,6 +35,7 @@ class BaseModel(pw.Model):
 
 
 class User(BaseModel):
+    id: pw.AutoField[int]
     login = pw.CharField(max_length=60, unique=True)
     email = pw.CharField(max_length=100, default="", index=True)
     display_name = pw.CharField(max_length=250, default="")
@@ -40,6 +46,8 @@ class User(BaseModel):
 class ApplicationPassword(BaseModel):
     """A generated API secret; only its salted hash is stored."""
 
+    id: pw.AutoField[int]
+    user_id: pw.ForeignKeyField[int]
     user = pw.ForeignKeyField(User, backref="application_passwords", on_delete="CASCADE")
     name = pw.CharField(max_length=100, default="")
     salt = pw.CharField(max_length=64)
@@ -50,6 +58,8 @@ class ApplicationPassword(BaseModel):
 class Attachment(BaseModel):
     """A featured image: an uploaded or referenced picture with its metadata."""
 
+    id: pw.AutoField[int]
+    author_id: pw.ForeignKeyField[int | None]
     url = pw.CharField(max_length=700, index=True)
     extension = pw.CharField(max_length=10, default="")
     width = pw.IntegerField(null=True)
@@ -61,6 +71,9 @@ class Attachment(BaseModel):
 class PostModel(BaseModel):
     """Columns every post-like record has (WordPress's posts table, typed)."""
 
+    id: pw.AutoField[int]
+    author_id: pw.ForeignKeyField[int | None]
+    image_id: pw.ForeignKeyField[int | None]
     author = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
     status = pw.CharField(max_length=20, default="publish")
     #: status before trashing, which decides who may still edit the trashed record
@@ -113,6 +126,8 @@ class Organizer(PostModel):
 
 
 class Event(PostModel):
+    post_parent_id: pw.ForeignKeyField[int | None]
+    venue_id: pw.ForeignKeyField[int | None]
     start_local = pw.DateTimeField()
     end_local = pw.DateTimeField()
     start_utc = pw.DateTimeField()
@@ -156,6 +171,8 @@ class Event(PostModel):
 class EventOrganizer(BaseModel):
     """Ordered many-to-many link between events and organizers."""
 
+    event_id: pw.ForeignKeyField[int]
+    organizer_id: pw.ForeignKeyField[int]
     event = pw.ForeignKeyField(Event, on_delete="CASCADE")
     organizer = pw.ForeignKeyField(Organizer, on_delete="CASCADE")
     position = pw.IntegerField(default=0)
@@ -168,6 +185,8 @@ class EventOrganizer(BaseModel):
 class Term(BaseModel):
     """A category (hierarchical) or tag; WordPress's terms + term_taxonomy merged."""
 
+    id: pw.AutoField[int]
+    parent_id: pw.ForeignKeyField[int | None]
     taxonomy = pw.CharField(max_length=32)
     name = pw.CharField(max_length=200)
     slug = pw.CharField(max_length=200)
@@ -189,6 +208,8 @@ class Term(BaseModel):
 class EventTerm(BaseModel):
     """Ordered link between events and terms, indexed both ways for filters and embeds."""
 
+    event_id: pw.ForeignKeyField[int]
+    term_id: pw.ForeignKeyField[int]
     event = pw.ForeignKeyField(Event, on_delete="CASCADE")
     term = pw.ForeignKeyField(Term, on_delete="CASCADE")
     position = pw.IntegerField(default=0)
@@ -223,6 +244,10 @@ class SiteState(BaseModel):
     key = pw.CharField(max_length=32, primary_key=True)
     value = pw.BigIntegerField(default=0)
 
+
+#: a record that can join a translation group (WPML's): it has ``language`` and
+#: ``translation_of``
+Translatable = PostModel | Term
 
 MODELS: tuple[type[BaseModel], ...] = (
     User,

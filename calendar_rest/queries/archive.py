@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
+import operator
 import typing as t
 
 import peewee as pw
@@ -48,7 +50,7 @@ class ArchiveFilters:
 
 def archive_query(
     filters: ArchiveFilters, user: User | None, *, counting: bool = False
-) -> pw.ModelSelect:
+) -> pw.ModelSelect[Event]:
     """The filtered, unordered archive selection for ``user``.
 
     ``counting`` writes the term and organizer filters as ``id IN (links of those
@@ -56,7 +58,7 @@ def archive_query(
     match; a page instead walks the archive index in order with a correlated EXISTS
     on ``(event, term)`` and stops after ``per_page`` matches.
     """
-    conditions: list[pw.Expression] = [
+    conditions: list[pw.ColumnBase] = [
         Event.hide_from_listings == False,  # noqa: E712 - SQL comparison
         Event.language == filters.language,
         listable(Event, user, filters.statuses),
@@ -76,7 +78,7 @@ def archive_query(
         conditions.append(Event.id.in_(filters.include or [0]))
     if filters.post_parent is not None:
         conditions.append(Event.post_parent == filters.post_parent)
-    return Event.select().where(pw.reduce(pw.operator.and_, conditions))
+    return Event.select().where(functools.reduce(operator.and_, conditions))
 
 
 def _date_conditions(filters: ArchiveFilters) -> list[pw.Expression]:
@@ -102,7 +104,7 @@ def _date_conditions(filters: ArchiveFilters) -> list[pw.Expression]:
 def _linked_to(
     link: type[EventTerm] | type[EventOrganizer], target: pw.Field, ids: list[int],
     counting: bool,
-) -> pw.Expression:
+) -> pw.ColumnBase:
     """Events linked to one of ``ids`` through ``link``: IN for counts, EXISTS for pages."""
     matching = target.in_(ids or [0])
     if counting:
@@ -110,7 +112,7 @@ def _linked_to(
     return pw.fn.EXISTS(link.select(link.event).where((link.event == Event.id) & matching))
 
 
-def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.Expression]:
+def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.ColumnBase]:
     conditions = [
         _linked_to(EventTerm, EventTerm.term, group, counting) for group in filters.term_groups
     ]
@@ -131,14 +133,18 @@ def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.Express
     return conditions
 
 
-def archive_page(query: pw.ModelSelect, page: int, per_page: int) -> list[Event]:
+def archive_page(query: pw.ModelSelect[Event], page: int, per_page: int) -> list[Event]:
     """One page in TEC's order: start date, then ID.
 
     The filtered query selects IDs only (cheap to build, and served by the covering
     archive index); the rows then come from a prepared look-up by primary key.
     """
     ordered = query.select(Event.id).order_by(Event.start_utc, Event.id)
-    ids = [row[0] for row in ordered.limit(per_page).offset((page - 1) * per_page).tuples()]
+    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
+    rows_of_ids = t.cast(
+        "t.Iterable[tuple[int]]", ordered.limit(per_page).offset((page - 1) * per_page).tuples()
+    )
+    ids = [row[0] for row in rows_of_ids]
     if not ids:
         return []
     rows = {
@@ -151,5 +157,5 @@ def archive_page(query: pw.ModelSelect, page: int, per_page: int) -> list[Event]
     return [rows[event_id] for event_id in ids if event_id in rows]
 
 
-def count(query: pw.ModelSelect) -> int:
-    return t.cast(int, query.count())
+def count(query: pw.ModelSelect[Event]) -> int:
+    return query.count()

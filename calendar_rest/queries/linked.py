@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
+import operator
 import typing as t
 
 import peewee as pw
@@ -58,7 +60,7 @@ class LinkedFilters:
 
 def linked_archive_query(
     model: type[M], filters: LinkedFilters, user: User | None
-) -> pw.ModelSelect:
+) -> pw.ModelSelect[M]:
     """The filtered, unordered archive selection for ``user``."""
     conditions: list[pw.Expression] = [
         model.language == filters.language,
@@ -80,10 +82,10 @@ def linked_archive_query(
     if filters.upcoming_after is not None:
         upcoming = (Event.start_utc >= filters.upcoming_after) & listable(Event, user)
         conditions.append(model.id.in_(_linked_ids(model, upcoming)))
-    return model.select().where(pw.reduce(pw.operator.and_, conditions))
+    return model.select().where(functools.reduce(operator.and_, conditions))
 
 
-def _linked_ids(model: type[PostModel], event_condition: pw.Expression) -> pw.ModelSelect:
+def _linked_ids(model: type[PostModel], event_condition: pw.Expression) -> pw.Select:
     """IDs of the records of ``model`` linked to events matching the condition."""
     if model is Venue:
         return Event.select(Event.venue).where(event_condition & Event.venue.is_null(False))
@@ -94,7 +96,7 @@ def _linked_ids(model: type[PostModel], event_condition: pw.Expression) -> pw.Mo
     )
 
 
-def linked_page(query: pw.ModelSelect, model: type[M], page: int, per_page: int) -> list[M]:
+def linked_page(query: pw.ModelSelect[M], model: type[M], page: int, per_page: int) -> list[M]:
     """One page, newest publication first, then highest ID (WordPress's default)."""
     ordered = query.order_by(model.date_utc.desc(), model.id.desc())
     return list(ordered.limit(per_page).offset((page - 1) * per_page))

@@ -17,7 +17,7 @@ import peewee as pw
 M = t.TypeVar("M", bound=pw.Model)
 Converter = t.Callable[[t.Any], t.Any]
 
-_sql_cache: dict[tuple[t.Hashable, ...], str] = {}
+_sql_cache: dict[tuple[type[pw.Database], t.Hashable], str] = {}
 _lock = threading.Lock()
 
 

@@ -8,6 +8,8 @@ listed category is nested (for its archive link), whatever the page size.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import operator
 import typing as t
 
 import peewee as pw
@@ -48,7 +50,7 @@ class TermFilters:
     ascending: bool = True
 
 
-def term_query(filters: TermFilters) -> pw.ModelSelect:
+def term_query(filters: TermFilters) -> pw.ModelSelect[Term]:
     """The filtered, unordered selection."""
     conditions = [Term.taxonomy == filters.taxonomy, Term.language == filters.language]
     if filters.hide_empty:
@@ -68,17 +70,19 @@ def term_query(filters: TermFilters) -> pw.ModelSelect:
             EventTerm.select(EventTerm.term).where(EventTerm.event == filters.event)))
     if filters.slug is not None:
         conditions.append(Term.slug == filters.slug)
-    return Term.select().where(pw.reduce(pw.operator.and_, conditions))
+    return Term.select().where(functools.reduce(operator.and_, conditions))
 
 
-def term_page(query: pw.ModelSelect, filters: TermFilters, page: int, per_page: int) -> list[Term]:
+def term_page(
+    query: pw.ModelSelect[Term], filters: TermFilters, page: int, per_page: int
+) -> list[Term]:
     """One page in the requested order; the ID breaks ties so pages never overlap."""
     ordered = query.order_by(*order_clauses(filters))
     return list(ordered.limit(per_page).offset((page - 1) * per_page))
 
 
 def order_clauses(filters: TermFilters) -> list[pw.Node]:
-    def direction(node: pw.Node) -> pw.Node:
+    def direction(node: pw.ColumnBase) -> pw.Node:
         return node.asc() if filters.ascending else node.desc()
 
     if filters.orderby == "none":
@@ -99,16 +103,17 @@ def order_clauses(filters: TermFilters) -> list[pw.Node]:
     return [direction(column), Term.id]
 
 
-def count(query: pw.ModelSelect) -> int:
-    return t.cast(int, query.count())
+def count(query: pw.ModelSelect[Term]) -> int:
+    return query.count()
 
 
 def category_ancestry(terms: t.Iterable[Term]) -> dict[int, tuple[int | None, str]]:
     """Parent and slug of every category, read only when one of ``terms`` is nested."""
     if not any(term.parent_id and term.taxonomy == TAXONOMY_CATEGORY for term in terms):
         return {}
-    rows = Term.select(Term.id, Term.parent, Term.slug).where(
-        Term.taxonomy == TAXONOMY_CATEGORY).tuples()
+    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
+    rows = t.cast("t.Iterable[tuple[int, int | None, str]]", Term.select(
+        Term.id, Term.parent, Term.slug).where(Term.taxonomy == TAXONOMY_CATEGORY).tuples())
     return {term_id: (parent_id, slug) for term_id, parent_id, slug in rows}
 
 

@@ -17,16 +17,15 @@ from collections import defaultdict
 
 import peewee as pw
 
+from ..models import Translatable
 from ..wire.translations import GroupKey, Translations
 from .prepared import prepared_sql
 
-Record = t.Any  # an Event, Venue, Organizer or Term: each has language and translation_of
 
-
-def load_translations(*pages: t.Iterable[Record]) -> Translations:
+def load_translations(*pages: t.Iterable[Translatable]) -> Translations:
     """The groups of every record of ``pages`` (records of any translatable model)."""
     records = list(itertools.chain.from_iterable(pages))
-    roots: dict[type[pw.Model], set[int]] = defaultdict(set)
+    roots: dict[type[Translatable], set[int]] = defaultdict(set)
     for record in records:
         roots[type(record)].add(record.translation_of or record.id)
     if not roots:
@@ -54,7 +53,9 @@ def _padded(ids: list[int]) -> list[int]:
     return ids + [ids[-1]] * (size - len(ids))
 
 
-def _union(models: list[type[pw.Model]], ids: dict[type[pw.Model], list[int]]) -> pw.SelectBase:
+def _union(
+    models: list[type[Translatable]], ids: dict[type[Translatable], list[int]]
+) -> pw.SelectBase:
     """One select per table, tagged with the table's position in ``models``; their
     parameters come in the order ``load_translations`` passes them."""
     selects = [
@@ -63,7 +64,7 @@ def _union(models: list[type[pw.Model]], ids: dict[type[pw.Model], list[int]]) -
         ).where(model.id.in_(ids[model]) | model.translation_of.in_(ids[model]))
         for index, model in enumerate(models)
     ]
-    union = selects[0]
+    union: pw.SelectBase = selects[0]
     for select in selects[1:]:
         union = union + select  # UNION ALL
     return union

@@ -63,8 +63,8 @@ class EventWrite:
     author: t.Any = None
     image: Attachment | str | None = None
     cost: tuple[str, ...] | None = None
-    venue: linked.Linked | None = None
-    organizers: list[linked.Linked] | None = None
+    venue: Venue | linked.NewLinked | None = None
+    organizers: list[Organizer | linked.NewLinked] | None = None
     categories: list[t.Any] | None = None
     tags: list[t.Any] | None = None
     parent: Event | None = None
@@ -244,7 +244,7 @@ def _apply_links(event: Event, write: EventWrite, ctx: WriteContext) -> set[int]
         for item in write.organizers:
             record = linked.materialise(Organizer, item, ctx)
             if record.id not in {o.id for o in organizers}:
-                organizers.append(t.cast(Organizer, record))
+                organizers.append(record)
         EventOrganizer.delete().where(EventOrganizer.event == event.id).execute()
         if organizers:
             EventOrganizer.insert_many(

@@ -88,14 +88,15 @@ class NewLinked:
     args: dict[str, t.Any]
 
 
-Linked = PostModel | NewLinked
+#: a venue or organizer model (``Venue`` or ``Organizer``)
+M = t.TypeVar("M", bound=PostModel)
 
 
 def _invalid(param: str, value: t.Any) -> InvalidParams:
     return InvalidParams({param: ParamMessage("unknown_linked", param=param, value=value)})
 
 
-def _check_one(model: type[PostModel], param: str, item: t.Any) -> Linked:
+def _check_one(model: type[M], param: str, item: t.Any) -> M | NewLinked:
     if isinstance(item, dict) and "id" in item:
         item = item["id"]
     if isinstance(item, dict):
@@ -118,7 +119,7 @@ def _check_one(model: type[PostModel], param: str, item: t.Any) -> Linked:
     return record
 
 
-def check_venue(value: t.Any) -> Linked | None:
+def check_venue(value: t.Any) -> Venue | NewLinked | None:
     """The single venue to link, or None to unlink (``0``, ``""`` or ``[]``)."""
     items = [item for item in split_list(value) if item not in ("", 0, "0", None)]
     if not items:
@@ -128,7 +129,7 @@ def check_venue(value: t.Any) -> Linked | None:
     return _check_one(Venue, "venue", items[0])
 
 
-def check_organizers(value: t.Any) -> list[Linked]:
+def check_organizers(value: t.Any) -> list[Organizer | NewLinked]:
     """Organizers in order, from an ID, a CSV of IDs, an object or a list of either."""
     items = [value] if isinstance(value, dict) else split_list(value)
     return [
@@ -136,7 +137,7 @@ def check_organizers(value: t.Any) -> list[Linked]:
     ]
 
 
-def materialise(model: type[PostModel], item: Linked, ctx: WriteContext) -> PostModel:
+def materialise(model: type[M], item: M | NewLinked, ctx: WriteContext) -> M:
     """The record for ``item`` given inside an event: existing, identical duplicate, or
     newly created (images and ``translation_of`` are only taken on the record's own
     routes)."""
@@ -176,7 +177,7 @@ def check_linked_write(
     """
     write = LinkedWrite(args)
     errors: dict[str, ParamMessage] = {}
-    for name, check in (
+    checks: tuple[tuple[str, t.Callable[[], None]], ...] = (
         ("author", lambda: setattr(write, "author", check_author(args["author"]))),
         ("image", lambda: setattr(write, "image", check_image(args["image"], user))),
         (
@@ -187,7 +188,8 @@ def check_linked_write(
                 translation_root(model, args["translation_of"], language, record),
             ),
         ),
-    ):
+    )
+    for name, check in checks:
         if name in args:
             try:
                 check()
@@ -213,7 +215,7 @@ def _coordinate_errors(args: dict[str, t.Any]) -> dict[str, ParamMessage]:
     return errors
 
 
-def create_linked(model: type[PostModel], write: LinkedWrite, ctx: WriteContext) -> PostModel:
+def create_linked(model: type[M], write: LinkedWrite, ctx: WriteContext) -> M:
     """Insert a new venue/organizer in the request's language, with a unique slug."""
     args = write.args
     name = args[NAME_FIELD[model]]
@@ -309,14 +311,15 @@ def trash_linked(record: PostModel, ctx: WriteContext) -> PostModel:
     return record
 
 
-def find_duplicate(model: type[PostModel], name: str, description: str | None) -> PostModel | None:
+def find_duplicate(model: type[M], name: str, description: str | None) -> M | None:
     """TEC's duplicate rule: same title (any case) and, if given, same description."""
     query = model.select().where(
         (pw.fn.LOWER(model.title) == name.lower()) & (model.status != "trash")
     )
     if description is not None:
         query = query.where(model.description == description)
-    return query.order_by(model.id).first()
+    found: M | None = query.order_by(model.id).first()
+    return found
 
 
 def derive_stateprovince(venue: Venue) -> str:

@@ -97,7 +97,7 @@ def check_author(value: t.Any) -> User:
     return user
 
 
-def check_image(value: t.Any, user: User) -> Attachment | str | None:
+def check_image(value: t.Any, user: User | None) -> Attachment | str | None:
     """An existing attachment for an ID, the URL to attach for a URL, None for "".
 
     :raises InvalidParams: unknown IDs, malformed URLs, or URLs from users who may

@@ -43,9 +43,11 @@ def check_terms(param: str, taxonomy: str, wanted: list[int | str], user: User) 
 def _find_term(taxonomy: str, item: int | str) -> Term | None:
     query = Term.select().where(Term.taxonomy == taxonomy)
     if isinstance(item, int):
-        return query.where(Term.id == item).first()
+        by_id: Term | None = query.where(Term.id == item).first()
+        return by_id
     by_slug = query.where(Term.slug == slugify(item)).first() if slugify(item) else None
-    return by_slug or query.where(pw.fn.LOWER(Term.name) == item.lower()).first()
+    found: Term | None = by_slug or query.where(pw.fn.LOWER(Term.name) == item.lower()).first()
+    return found
 
 
 def materialise_terms(taxonomy: str, terms: list[Term | str], language: str) -> list[Term]:
@@ -112,7 +114,10 @@ def term_by_id(taxonomy: str, term_id: int) -> Term | None:
     """None for an ID no INTEGER column can hold (the driver would overflow)."""
     if not 0 < term_id <= MAX_INT:
         return None
-    return Term.select().where((Term.taxonomy == taxonomy) & (Term.id == term_id)).first()
+    found: Term | None = (
+        Term.select().where((Term.taxonomy == taxonomy) & (Term.id == term_id)).first()
+    )
+    return found
 
 
 def existing_term_ids(taxonomy: str, ids: list[int]) -> set[int]:
@@ -123,9 +128,11 @@ def existing_term_ids(taxonomy: str, ids: list[int]) -> set[int]:
 def descendant_ids(term_id: int) -> set[int]:
     """Every category below ``term_id``: one read of the (small) parent column."""
     children: dict[int, list[int]] = {}
-    for child_id, parent_id in Term.select(Term.id, Term.parent).where(
-        Term.taxonomy == TAXONOMY_CATEGORY
-    ).tuples():
+    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
+    for child_id, parent_id in t.cast(
+        "t.Iterable[tuple[int, int | None]]",
+        Term.select(Term.id, Term.parent).where(Term.taxonomy == TAXONOMY_CATEGORY).tuples(),
+    ):
         if parent_id:
             children.setdefault(parent_id, []).append(child_id)
     found: set[int] = set()
@@ -153,13 +160,15 @@ def name_taken(
         query = query.where(Term.parent.is_null() if not parent_id else Term.parent == parent_id)
     if exclude_id is not None:
         query = query.where(Term.id != exclude_id)
-    return query.first()
+    found: Term | None = query.first()
+    return found
 
 
 def slug_owner(taxonomy: str, slug: str, exclude_id: int) -> Term | None:
-    return Term.select().where(
+    found: Term | None = Term.select().where(
         (Term.taxonomy == taxonomy) & (Term.slug == slug) & (Term.id != exclude_id)
     ).first()
+    return found
 
 
 def free_term_slug(taxonomy: str, base: str) -> str:

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import typing as t
 
-import peewee as pw
-
 from ..errors import InvalidParams
-from ..models import Term
+from ..models import Term, Translatable
 from ..schemas.messages import ParamMessage
 
 PARAM = "translation_of"
@@ -30,10 +28,10 @@ def _refuse(key: str) -> InvalidParams:
 
 
 def translation_root(
-    model: type[pw.Model],
+    model: type[Translatable],
     target_id: int,
     language: str,
-    record: t.Any = None,
+    record: Translatable | None = None,
     *,
     taxonomy: str | None = None,
 ) -> int:
@@ -53,42 +51,52 @@ def translation_root(
             raise _refuse("translation_cycle")
         if record.translation_of is None and _has_members(model, record.id):
             raise _refuse("translation_has_translations")
+    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
+    rows = t.cast(
+        "t.Iterable[tuple[int, str]]",
+        model.select(model.id, model.language)
+        .where((model.id == root) | (model.translation_of == root))
+        .tuples(),
+    )
     taken = {
         member_language
-        for member_id, member_language in model.select(model.id, model.language)
-        .where((model.id == root) | (model.translation_of == root))
-        .tuples()
+        for member_id, member_language in rows
         if record is None or member_id != record.id
     }
     if language in taken:
         raise _refuse("translation_taken")
-    return t.cast(int, root)
+    return root
 
 
-def _find(model: type[pw.Model], record_id: int, taxonomy: str | None) -> t.Any:
+def _find(model: type[Translatable], record_id: int, taxonomy: str | None) -> Translatable | None:
     if not 0 < record_id <= MAX_ID:
         return None
     query = model.select(model.id, model.translation_of).where(model.id == record_id)
     if taxonomy is not None:
         query = query.where(Term.taxonomy == taxonomy)
-    return query.first()
+    found: Translatable | None = query.first()
+    return found
 
 
-def _has_members(model: type[pw.Model], record_id: int) -> bool:
-    return t.cast(bool, model.select(model.id).where(model.translation_of == record_id).exists())
+def _has_members(model: type[Translatable], record_id: int) -> bool:
+    return model.select(model.id).where(model.translation_of == record_id).exists()
 
 
-def release_root(model: type[pw.Model], record: t.Any) -> None:
+def release_root(model: type[Translatable], record: Translatable) -> None:
     """Before ``record`` is deleted for good: if it is the root of a group, its oldest
     translation becomes the root, so the others keep their group."""
     if record.translation_of is not None:
         return
+    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
     members = [
         member_id
-        for (member_id,) in model.select(model.id)
-        .where(model.translation_of == record.id)
-        .order_by(model.id)
-        .tuples()
+        for (member_id,) in t.cast(
+            "t.Iterable[tuple[int]]",
+            model.select(model.id)
+            .where(model.translation_of == record.id)
+            .order_by(model.id)
+            .tuples(),
+        )
     ]
     if not members:
         return

@@ -254,7 +254,9 @@ def venues_near(lat: float, lng: float, settings: Settings) -> list[int]:
     )
     return [
         venue.id for venue in box
-        if haversine_km(lat, lng, venue.geo_lat, venue.geo_lng) <= radius_km
+        # never None here (BETWEEN excludes NULL): the checks only narrow the types
+        if venue.geo_lat is not None and venue.geo_lng is not None
+        and haversine_km(lat, lng, venue.geo_lat, venue.geo_lng) <= radius_km
     ]
 
 

@@ -77,7 +77,7 @@ class LinkedPosts(Resource, abc.ABC):
         archive = self.load_archive(call)
         query = linked_archive_query(self.model, archive.filters, call.user)
         page, per_page = archive.page, archive.per_page
-        total = t.cast(int, query.count())
+        total = query.count()
         records = linked_page(query, self.model, page, per_page)
         if not records and page > 1:
             raise RestError(f"{self.name}-archive-page-not-found", 404)

@@ -30,7 +30,7 @@ WRITABLE_STATUSES = ("publish", "future", "draft", "pending", "private")
 JsonSchema = dict[str, t.Any]
 
 
-class WPField(fields.Field):
+class WPField(fields.Field[t.Any]):
     """Base: raise ``ParamMessage`` errors that name the parameter, like WordPress.
 
     ``json_schema`` states what the field accepts in JSON Schema terms; the namespace
@@ -203,10 +203,10 @@ class Timezone(WPField):
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
         if not isinstance(value, str):
             raise self.fail("not_string")
-        value = value.strip()
-        if value and not is_valid_timezone(value):
+        text = value.strip()
+        if text and not is_valid_timezone(text):
             raise self.fail("bad_timezone")
-        return value
+        return text
 
 
 class Url(WPField):
@@ -218,10 +218,10 @@ class Url(WPField):
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
         if not isinstance(value, str):
             raise self.fail("not_string")
-        value = value.strip()
-        if value and (not is_url(value) or len(value) > MAX_URL):
+        text = value.strip()
+        if text and (not is_url(text) or len(text) > MAX_URL):
             raise self.fail("bad_url")
-        return value
+        return text
 
 
 class IdList(WPField):

@@ -52,7 +52,7 @@ def _flag(description: str, *, required: bool = False, nullable: bool = False) -
     )
 
 
-def _strings(description: str, *, required: bool = False) -> fields.List:
+def _strings(description: str, *, required: bool = False) -> fields.List[str]:
     return fields.List(
         fields.String(), required=required, metadata={"description": description}
     )
@@ -459,7 +459,7 @@ def _archive_page(
         "total": _integer(total_text, required=True),
         "total_pages": _integer(N_("The number of pages"), required=True),
     }
-    declared = (
+    declared: dict[str, fields.Field[t.Any]] = (
         {**rest_url, **totals, **items, **links}
         if terms
         else {**items, **rest_url, **links, **totals}

@@ -156,7 +156,9 @@ class TagArchiveArgs(_Args):
     page = _page()
     per_page = _per_page()
     search = _search()
-    exclude = _ids(N_("Leave out these term IDs"))
+    #: named like ``Schema.exclude``; SchemaMeta takes declared fields off the class, so
+    #: nothing is shadowed at run time, which marshmallow's typing cannot express
+    exclude = _ids(N_("Leave out these term IDs"))  # type: ignore[assignment]
     include = _ids(N_("Limit results to these term IDs"))
     order = _order()
     orderby = _orderby()
@@ -173,7 +175,8 @@ class CategoryArchiveArgs(_Args):
     page = _page()
     per_page = _per_page()
     search = _search()
-    exclude = _ids(N_("Leave out these term IDs"))
+    #: named like ``Schema.exclude`` (see ``TagArchiveArgs``)
+    exclude = _ids(N_("Leave out these term IDs"))  # type: ignore[assignment]
     include = _ids(N_("Limit results to these term IDs"))
     order = _order()
     orderby = _orderby()
