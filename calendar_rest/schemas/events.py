@@ -58,7 +58,7 @@ class EventWriteArgs(Schema):
         positive=True,
         metadata={"description": N_("The ID of the record this one translates")},
     )
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()
 
 
 class EventCreateArgs(EventWriteArgs):
@@ -81,7 +81,7 @@ class EventReadArgs(Schema):
 
     password = f.String(metadata={"description": N_("The event password")})
     context = f.Choice(("view", "edit"), metadata={"description": N_("The request context")})
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()
 
 
 class EventSlugReadArgs(EventReadArgs):
@@ -107,7 +107,7 @@ class EventDeleteArgs(Schema):
     password = f.String(
         allow_empty=True, max_length=255, metadata={"description": N_("The event password")}
     )
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()
 
 
 class EventArchiveArgs(Schema):
@@ -190,4 +190,4 @@ class EventArchiveArgs(Schema):
         ("view", "edit"),
         metadata={"description": N_("edit: show protected events in full to who may edit them")},
     )
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()

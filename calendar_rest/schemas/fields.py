@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from marshmallow import ValidationError, fields
 
 from ..dates import DateParseError, is_valid_timezone, parse_datetime
-from .messages import ParamMessage
+from .messages import N_, ParamMessage
 
 TRUE_STRINGS = frozenset({"true", "1"})
 FALSE_STRINGS = frozenset({"false", "0"})
@@ -157,7 +157,10 @@ class Choice(String):
 
 
 class Language(Choice):
+    """``i18n_language``, the language selector every route takes."""
+
     def __init__(self, **kwargs: t.Any) -> None:
+        kwargs.setdefault("metadata", {"description": N_("The language of the request")})
         super().__init__(LANGUAGES, **kwargs)
 
 

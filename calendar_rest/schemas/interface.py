@@ -23,11 +23,11 @@ class NamespaceIndexArgs(Schema):
         load_default="view",
         metadata={"description": N_("Scope under which the request is made")},
     )
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()
 
 
 class DocArgs(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()

@@ -48,7 +48,7 @@ class VenueWriteArgs(LinkedPostArgs):
         positive=True,
         metadata={"description": N_("The ID of the record this one translates")},
     )
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()
 
 
 class VenueCreateArgs(VenueWriteArgs):
@@ -69,7 +69,7 @@ class OrganizerWriteArgs(LinkedPostArgs):
         positive=True,
         metadata={"description": N_("The ID of the record this one translates")},
     )
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()
 
 
 class OrganizerCreateArgs(OrganizerWriteArgs):
@@ -82,7 +82,7 @@ class LinkedReadArgs(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()
 
 
 class LinkedArchiveArgs(Schema):
@@ -122,4 +122,4 @@ class LinkedArchiveArgs(Schema):
         }
     )
     status = f.StringList(metadata={"description": N_("Records should have one of these statuses")})
-    i18n_language = f.Language(metadata={"description": N_("The language of the request")})
+    i18n_language = f.Language()

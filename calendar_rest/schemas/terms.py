@@ -42,10 +42,6 @@ def _translation_of() -> f.Integer:
     )
 
 
-def _language() -> f.Language:
-    return f.Language(metadata={"description": N_("The language of the request")})
-
-
 class _Args(Schema):
     class Meta:
         unknown = EXCLUDE
@@ -58,7 +54,7 @@ class TagWriteArgs(_Args):
     description = _description()
     slug = _slug()
     translation_of = _translation_of()
-    i18n_language = _language()
+    i18n_language = f.Language()
 
 
 class TagCreateArgs(_Args):
@@ -66,7 +62,7 @@ class TagCreateArgs(_Args):
     description = _description()
     slug = _slug()
     translation_of = _translation_of()
-    i18n_language = _language()
+    i18n_language = f.Language()
 
 
 class CategoryWriteArgs(_Args):
@@ -77,7 +73,7 @@ class CategoryWriteArgs(_Args):
     slug = _slug()
     parent = _parent()
     translation_of = _translation_of()
-    i18n_language = _language()
+    i18n_language = f.Language()
 
 
 class CategoryCreateArgs(_Args):
@@ -86,13 +82,13 @@ class CategoryCreateArgs(_Args):
     slug = _slug()
     parent = _parent()
     translation_of = _translation_of()
-    i18n_language = _language()
+    i18n_language = f.Language()
 
 
 class TermReadArgs(_Args):
     """Single term GET and DELETE."""
 
-    i18n_language = _language()
+    i18n_language = f.Language()
 
 
 def _page() -> f.Integer:
@@ -166,7 +162,7 @@ class TagArchiveArgs(_Args):
     post = _event(POST_HELP)
     event = _event(EVENT_HELP)
     slug = _slug_filter()
-    i18n_language = _language()
+    i18n_language = f.Language()
 
 
 class CategoryArchiveArgs(_Args):
@@ -187,4 +183,4 @@ class CategoryArchiveArgs(_Args):
     post = _event(POST_HELP)
     event = _event(EVENT_HELP)
     slug = _slug_filter()
-    i18n_language = _language()
+    i18n_language = f.Language()
