@@ -49,8 +49,6 @@ DATE_FIELDS = ("start_date", "end_date")
 #: where the capture ran as a logged-in user, we use the administrator (TEC's user 1)
 AUTH_USERS = {"application-password": "administrator", "anonymous": None}
 
-#: captures whose route or parameters we do not serve yet, with the issue that brings them
-NOT_SERVED_YET: dict[int, str] = {}
 #: the namespace index and /doc describe a namespace named differently and hold more
 #: parameters than TEC's: compared by their own tests below, not by skeleton
 SELF_DESCRIPTION = frozenset({1, 2})
@@ -366,7 +364,7 @@ class Replay:
         (or as our documented divergence says)."""
         for earlier in range(12, number):
             capture = CAPTURES[earlier]
-            if capture["request"]["method"] == "GET" or earlier in NOT_SERVED_YET:
+            if capture["request"]["method"] == "GET":
                 continue
             response = self.send(capture)
             expected = DIVERGENCES[earlier][0] if earlier in DIVERGENCES else capture["status"]
@@ -377,13 +375,7 @@ class Replay:
 
 def capture_params(numbers: t.Iterable[int]) -> list[t.Any]:
     return [
-        pytest.param(
-            number,
-            id=CAPTURES[number]["name"],
-            marks=[pytest.mark.skip(reason=NOT_SERVED_YET[number])]
-            if number in NOT_SERVED_YET
-            else [],
-        )
+        pytest.param(number, id=CAPTURES[number]["name"])
         for number in numbers
     ]
 
