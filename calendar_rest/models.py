@@ -19,6 +19,14 @@ UNPUBLISHED_STATUSES = ("draft", "pending")
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
 TAXONOMY_CATEGORY = "calendar_events_cat"
 TAXONOMY_TAG = "post_tag"
+#: largest ID a 32-bit INTEGER primary key holds (the same on every backend)
+MAX_ID = 2**31 - 1
+
+
+def could_exist(record_id: int) -> bool:
+    """Whether ``record_id`` fits a primary key: larger path or body IDs name no record,
+    and passing them to a driver could overflow it."""
+    return 0 < record_id <= MAX_ID
 
 
 class BaseModel(pw.Model):

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from ..models import Event
+from ..models import Event, could_exist
 from .prepared import fetch
-
-#: largest id a 32-bit INTEGER primary key can hold; larger path ids cannot exist
-MAX_ID = 2**31 - 1
 
 
 def event_by_id(event_id: int) -> Event | None:
-    if not 0 < event_id <= MAX_ID:
+    if not could_exist(event_id):
         return None
     rows = fetch(Event, "event_by_id", lambda: Event.select().where(Event.id == 1), [event_id])
     return rows[0][0] if rows else None

@@ -15,9 +15,17 @@ import typing as t
 
 import peewee as pw
 
-from ..models import Attachment, Event, EventOrganizer, PostModel, SearchWord, User, Venue
+from ..models import (
+    Attachment,
+    Event,
+    EventOrganizer,
+    PostModel,
+    SearchWord,
+    User,
+    Venue,
+    could_exist,
+)
 from ..search import prefix_range
-from .events import MAX_ID
 from .prepared import fetch
 from .visibility import listable
 
@@ -27,7 +35,7 @@ UNSCHEDULED = ("draft", "pending")
 
 
 def linked_by_id(model: type[M], record_id: int) -> M | None:
-    if not 0 < record_id <= MAX_ID:
+    if not could_exist(record_id):
         return None
     rows = fetch(
         model, (model.__name__, "by_id"), lambda: model.select().where(model.id == 1), [record_id]

@@ -7,9 +7,8 @@ import typing as t
 import peewee as pw
 
 from ..errors import InvalidParams
-from ..models import TAXONOMY_CATEGORY, Event, EventTerm, Term, User
+from ..models import TAXONOMY_CATEGORY, Event, EventTerm, Term, User, could_exist
 from ..permissions import has_cap
-from ..schemas.fields import MAX_INT
 from ..schemas.messages import ParamMessage
 from ..text import slugify
 from .translations import release_root
@@ -112,7 +111,7 @@ MAX_TERM_SLUG = 190
 
 def term_by_id(taxonomy: str, term_id: int) -> Term | None:
     """None for an ID no INTEGER column can hold (the driver would overflow)."""
-    if not 0 < term_id <= MAX_INT:
+    if not could_exist(term_id):
         return None
     found: Term | None = (
         Term.select().where((Term.taxonomy == taxonomy) & (Term.id == term_id)).first()

@@ -15,12 +15,10 @@ from __future__ import annotations
 import typing as t
 
 from ..errors import InvalidParams
-from ..models import Term, Translatable
+from ..models import Term, Translatable, could_exist
 from ..schemas.messages import ParamMessage
 
 PARAM = "translation_of"
-#: largest id a 32-bit INTEGER primary key can hold
-MAX_ID = 2**31 - 1
 
 
 def _refuse(key: str) -> InvalidParams:
@@ -69,7 +67,7 @@ def translation_root(
 
 
 def _find(model: type[Translatable], record_id: int, taxonomy: str | None) -> Translatable | None:
-    if not 0 < record_id <= MAX_ID:
+    if not could_exist(record_id):
         return None
     query = model.select(model.id, model.translation_of).where(model.id == record_id)
     if taxonomy is not None:
