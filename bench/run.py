@@ -28,14 +28,16 @@ import tempfile
 import time
 import typing as t
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
 
 import peewee as pw
 from load import LoadResult, run_load
 from seed import COMMON_WORD, seed
 
 from calendar_rest import models
+from calendar_rest.cli.database import display_url
 from calendar_rest.db import connect_database
+from calendar_rest.taxonomies import CATEGORIES
 
 BENCH = Path(__file__).resolve().parent
 DATA = BENCH / "data"
@@ -109,7 +111,7 @@ def inspect(url: str, seed_value: int, single_ids: int = SINGLE_IDS) -> Facts:
         with database.connection_context():
             categories = list(
                 models.Term.select(models.Term.slug)
-                .where(models.Term.taxonomy == models.TAXONOMY_CATEGORY)
+                .where(models.Term.taxonomy == CATEGORIES.name)
                 .order_by(models.Term.count.desc(), models.Term.id)
                 .tuples()
             )
@@ -386,15 +388,6 @@ def write_results(meta: dict[str, t.Any], rows: list[dict[str, t.Any]]) -> Path:
 # -- orchestration ----------------------------------------------------------------------
 
 
-def public_url(url: str) -> str:
-    """``url`` without its password, fit for printing and result files."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 def load_average() -> str:
     try:
         return "/".join(f"{x:.2f}" for x in os.getloadavg())
@@ -409,7 +402,7 @@ def run_size(
     url = template.format(n=events)
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    print(f"\n== N = {events:,}: seeding {public_url(url)}", flush=True)
+    print(f"\n== N = {events:,}: seeding {display_url(url)}", flush=True)
     seeded = seed(url, events, seed=seed_value)
     print(
         "  reused the existing database"
@@ -427,7 +420,7 @@ def run_size(
     meta: dict[str, t.Any] = {
         "timestamp": time.strftime("%Y%m%d-%H%M%S"),
         "events": events,
-        "backend": public_url(url),
+        "backend": display_url(url),
         "seeding": seeded,
         "category": facts.category,
         "search": COMMON_WORD,

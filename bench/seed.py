@@ -26,11 +26,16 @@ import typing as t
 import orjson
 import peewee as pw
 
-from calendar_rest import models, state
+from calendar_rest import models
 from calendar_rest.cost import infer_currency, normalise_cost_input
 from calendar_rest.db import backend_name, connect_database
+from calendar_rest.queries.site_state import max_event_seconds
+from calendar_rest.repository.schema import create_schema
+from calendar_rest.repository.site_state import bump_generation, note_event_seconds
 from calendar_rest.repository.terms import refresh_term_counts
-from calendar_rest.search import record_words
+from calendar_rest.search import CONTENT, TITLE, words_of
+from calendar_rest.taxonomies import CATEGORIES as CATEGORY_TAXONOMY
+from calendar_rest.taxonomies import TAGS as TAG_TAXONOMY
 from calendar_rest.text import slugify
 
 #: a word of the event formats that about 5% of the titles contain (the search scenario)
@@ -229,10 +234,10 @@ class Seeder:
         return self.statements[key]
 
     def words(self, text: str) -> set[str]:
-        """``search.record_words`` of one piece of text (cached: pieces repeat)."""
+        """``search.words_of`` one piece of plain text (cached: pieces repeat)."""
         found = self.word_cache.get(text)
         if found is None:
-            found = self.word_cache[text] = record_words(text)
+            found = self.word_cache[text] = set(words_of(text))
         return found
 
     def stamps(self, when: dt.datetime) -> tuple[dt.datetime, ...]:
@@ -368,7 +373,7 @@ class Seeder:
         rows = [
             (
                 pk,
-                models.TAXONOMY_CATEGORY,
+                CATEGORY_TAXONOMY.name,
                 name,
                 slugify(name),
                 f"{name} events.",
@@ -378,7 +383,7 @@ class Seeder:
         ]
         first_tag = len(rows) + 1
         rows += [
-            (pk, models.TAXONOMY_TAG, name, slugify(name), "", None)
+            (pk, TAG_TAXONOMY.name, name, slugify(name), "", None)
             for pk, name in enumerate(TAGS, first_tag)
         ]
         self.insert(models.Term, fields, rows)
@@ -426,10 +431,12 @@ class Seeder:
                 sentences.insert(1, f"This edition's theme is {rng.choice(RARE_WORDS)}.")
             description = f"{title}: {sentences[0]}\n\n" + " ".join(sentences[1:])
             excerpt = sentences[0] if rng.random() < 0.4 else ""
-            # record_words(title, excerpt, description), from the words of its pieces
-            # (joined by non-word characters, so no word spans two pieces)
-            words = self.words(title).union(*map(self.words, sentences))
-            links["words"] += [("e", word, pk) for word in sorted(words)]
+            # search.indexed_words(title, excerpt, description), from the words of its
+            # pieces (joined by non-word characters, so no word spans two pieces)
+            title_words = self.words(title)
+            content = set().union(*map(self.words, sentences)) - title_words
+            links["words"] += [("e", word, pk, TITLE) for word in sorted(title_words)]
+            links["words"] += [("e", word, pk, CONTENT) for word in sorted(content)]
             all_day, start_at, end_at = self.duration(origin + dt.timedelta(seconds=start))
             self.longest = max(self.longest, int((end_at - start_at).total_seconds()))
             date = origin + dt.timedelta(seconds=published)
@@ -533,7 +540,12 @@ class Seeder:
             ),
             "words": (
                 models.SearchWord,
-                [models.SearchWord.kind, models.SearchWord.word, models.SearchWord.record_id],
+                [
+                    models.SearchWord.kind,
+                    models.SearchWord.word,
+                    models.SearchWord.record_id,
+                    models.SearchWord.part,
+                ],
             ),
         }
         totals = {"event_organizer": 0, "event_term": 0, "search_word": 0}
@@ -547,8 +559,8 @@ class Seeder:
         self.counts.update(totals, event=len(schedule))
         refresh_term_counts(self.category_ids + self.tag_ids)
         # what every event write maintains: the longest-event bound, a new generation
-        state.note_event_seconds(self.longest)
-        state.bump_generation()
+        note_event_seconds(self.longest)
+        bump_generation()
         return self.counts
 
 
@@ -584,7 +596,7 @@ def _complete(database_url: str) -> bool:
 
     :raises RuntimeError: when it is not (a database from an older seeder).
     """
-    if state.read(state.MAX_EVENT_SECONDS) > 0 and models.SearchWord.select().exists():
+    if max_event_seconds() > 0 and models.SearchWord.select().exists():
         return True
     raise RuntimeError(
         f"{database_url} holds events but no search words or longest-event bound "
@@ -614,7 +626,7 @@ def seed(database_url: str, events: int, *, seed: int = 42) -> dict[str, t.Any]:
     if events < 1:
         raise ValueError("events must be positive")
     database = connect_database(database_url)
-    models.create_schema(database)
+    create_schema(database)
     started = time.perf_counter()
     sqlite = backend_name(database) == "sqlite"
     try:

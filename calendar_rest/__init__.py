@@ -2,7 +2,7 @@
 
 The package root stays import-light on purpose: ``calendar_rest.schemas`` must be
 usable as a validation library without pulling in Werkzeug, Peewee or waitress, so
-``create_app`` is resolved lazily on first access.
+``create_app`` and ``create_schema`` are resolved lazily on first access.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from __future__ import annotations
 import typing as t
 
 __version__ = "0.1.0"
-__all__ = ["create_app", "__version__"]
+__all__ = ["create_app", "create_schema", "__version__"]
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from .app import create_app as create_app
+    from .repository.schema import create_schema as create_schema
 
 
 def __getattr__(name: str) -> t.Any:
@@ -21,4 +22,8 @@ def __getattr__(name: str) -> t.Any:
         from .app import create_app
 
         return create_app
+    if name == "create_schema":
+        from .repository.schema import create_schema
+
+        return create_schema
     raise AttributeError(f"module 'calendar_rest' has no attribute {name!r}")

@@ -1,67 +1,61 @@
-"""The WSGI application: one callable owning the database, settings, map and resources.
+"""The WSGI application: one callable owning the database, the settings, the clock and
+the dispatcher.
 
-Request walk: language root → route match → authentication → one connection (and,
-for writes, one transaction) → responder → JSON. Every exception leaves through
-``_error_response`` as a WordPress JSON error.
+A request enters :meth:`Application.wsgi_app` once: it reads the write generation,
+publishes what is due (``repository.publishing``), and answers an anonymous GET the
+response cache holds without routing; anything else gets its language root split off
+and goes down the pipeline of ``dispatch.py``.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
-import re
-import time
 import typing as t
 
 import peewee
-from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
-from werkzeug.routing import Map, MapAdapter
-from werkzeug.wrappers import Response
 
-from . import models, state
-from .auth import authenticate
-from .cache import CachedResponse, ResponseCache
-from .dates import resolve_timezone
-from .db import connect_database, request_scope
-from .errors import RestError, no_route
-from .http import Request, collect_params, json_response
-from .i18n import Translate, translator
-from .models import SiteState, User
-from .resources import RESOURCE_CLASSES
-from .resources.base import Call, Resource
-from .routes import ROUTES, build_url_map, endpoint_name
-from .settings import DEFAULT_LANGUAGE, LANGUAGES, Settings
-from .wire.urls import Urls
+from . import models
+from .cache import ReadCache, request_key
+from .clock import SYSTEM_CLOCK, Clock
+from .cors import SAFE_METHODS, CorsPolicy
+from .db import connect_database, login_store
+from .dispatch import Dispatcher
+from .errors import RestError
+from .http import (
+    NO_CACHE,
+    Request,
+    apply_method_override,
+    http_now,
+    reply_language,
+    split_language_root,
+)
+from .models import User
+from .queries.site_state import generation
+from .repository.publishing import Publisher
+from .settings import Settings
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 log = logging.getLogger("calendar_rest")
-ROUTE_SPECS = {endpoint_name(spec): spec for spec in ROUTES}
-WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-#: a write that loses a race on a unique key is retried this many times
-WRITE_ATTEMPTS = 5
 
 
 class Application:
     """The WSGI callable. Build it with :func:`create_app`."""
 
-    def __init__(self, database: peewee.Database, settings: Settings) -> None:
+    def __init__(
+        self, database: peewee.Database, settings: Settings, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.database = database
         self.settings = settings
-        self.site_zone = resolve_timezone(settings.timezone)
-        self.cache = ResponseCache(settings.cache_entries) if settings.cache_entries else None
-        models.bind_models(database)
-        self._generation_sql = (
-            SiteState.select(SiteState.value).where(SiteState.key == state.GENERATION).sql()
-        )
-        self.url_map: Map = build_url_map()
-        self.resources: dict[str, Resource] = {
-            name: resource_class(settings) for name, resource_class in RESOURCE_CLASSES.items()
-        }
-        unserved = {spec.resource for spec in ROUTES} - set(self.resources)
-        if unserved:
-            raise LookupError(f"routes name resources without a class: {sorted(unserved)}")
+        self.clock = clock
+        entries = settings.cache_entries
+        self.cache = ReadCache(entries, clock, settings.site_zone) if entries else None
+        self.login_store = login_store(database)
+        models.bind_models(database, self.login_store)
+        self.publisher = Publisher(database, clock)
+        self.cors = CorsPolicy(settings.cors_origins, settings.site_url)
+        self.dispatcher = Dispatcher(database, settings, clock, self.cache, self.cors)
 
     def __call__(
         self, environ: WSGIEnvironment, start_response: StartResponse
@@ -71,228 +65,62 @@ class Application:
     def wsgi_app(
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> t.Iterable[bytes]:
-        models.bind_models(self.database)
-        cache_key = _cache_key(environ)
-        if self.cache is not None and "HTTP_AUTHORIZATION" not in environ:
-            hit = self._cached(cache_key, 0)
-            if hit is not None:  # anonymous hit: no routing, no request object
-                start_response("200 OK", list(hit.headers))
-                return [hit.body]
-        language = split_language_root(environ)
-        request = Request(environ)
-        request.max_content_length = self.settings.max_body_bytes
-        request.language = language
-        request.reply_language = self.language_of(request, request.args)
-        request.cache_key = cache_key
-        response = self.dispatch_request(request)
+        models.bind_models(self.database, self.login_store)
+        apply_method_override(environ)
+        cache_key = request_key(environ)
+        try:
+            with self.database.connection_context():
+                current = self.publisher.catch_up(generation())
+                if self.cache is not None and cache_key and "HTTP_AUTHORIZATION" not in environ:
+                    hit = self.cache.get(self.cache.key(cache_key, 0), current)
+                    if hit is not None:  # anonymous hit: no routing, no request object
+                        start_response("200 OK", [*hit.headers, *self.sent_headers(environ)])
+                        return [hit.body]
+        except Exception:  # noqa: BLE001 - unreachable or uninitialised database
+            request = self.request(environ, cache_key, 0)
+            log.exception("could not read the database before %s %s", request.method, request.path)
+            error = RestError("rest_internal_error", 500)
+            response = self.dispatcher.error_response(error, request)
+        else:
+            response = self.dispatcher.handle(self.request(environ, cache_key, current))
+        response.headers.extend(self.sent_headers(environ))
         return response(environ, start_response)
 
-    def _cached(self, cache_key: tuple[str, ...] | None, user_id: int) -> CachedResponse | None:
-        """The cached response for this URL and user, if no write happened since."""
-        if cache_key is None or self.cache is None:
-            return None
-        key = (cache_key, user_id, self.site_today())
-        with self.database.connection_context():
-            return self.cache.get(key, self.generation())
+    def sent_headers(self, environ: WSGIEnvironment) -> list[tuple[str, str]]:
+        """What a response gets on its way out, after the response cache (so no entry
+        holds them): ``Date``, WordPress's no-cache headers for an authenticated
+        request, the CORS headers of its origin and ``Vary: Origin``."""
+        headers = [("Date", http_now())]
+        if "HTTP_AUTHORIZATION" in environ:
+            headers.append(("Cache-Control", NO_CACHE))
+        cors = self.cors.headers(environ)
+        if cors or environ.get("REQUEST_METHOD") in SAFE_METHODS:
+            headers.append(("Vary", "Origin"))
+        return headers + cors
 
-    def dispatch_request(self, request: Request) -> Response:
-        try:
-            return self._dispatch(request)
-        except RestError as exc:
-            error = exc
-        except peewee.DataError:
-            # A value the database refused (out of range, too long): the client's input.
-            log.info("database refused a value on %s %s", request.method, request.path)
-            error = RestError("rest_invalid_param", 400, "body")
-        except Exception:  # noqa: BLE001 - the last line of defence must catch all
-            log.exception("unhandled error on %s %s", request.method, request.path)
-            error = RestError("rest_internal_error", 500)
-        return _error_response(error, translator(request.reply_language))
-
-    def _dispatch(self, request: Request) -> Response:
-        adapter = self.url_map.bind_to_environ(request.environ)
-        endpoint, values = _match(adapter, request)
-        resource_name, shape = endpoint.split(".")
-        responder = self.resources[resource_name].responder(request.method, shape)
-        if responder is None:
-            raise no_route()
-        write = request.method in WRITE_METHODS
-        urls = self.urls_for(request)
-        if not write:
-            with request_scope(self.database, write=False):
-                return self._read(request, responder, endpoint, values, urls)
-        for attempt in range(1, WRITE_ATTEMPTS + 1):
-            try:
-                with request_scope(self.database, write=True):
-                    # First statement of every write: the row lock it takes queues
-                    # writers (as SQLite's IMMEDIATE does), so unique slugs are chosen
-                    # one writer at a time on every backend; a failure rolls it back.
-                    state.bump_generation()
-                    user = authenticate(request.headers.get("Authorization"))
-                    return self._respond(request, user, responder, endpoint, values, urls)
-            except (peewee.IntegrityError, peewee.OperationalError) as exc:
-                # A concurrent writer won a unique-key race or a lock (MySQL deadlock,
-                # SQLite busy): the transaction was rolled back whole, so replay it.
-                if not _is_transient(exc):
-                    raise
-                if attempt == WRITE_ATTEMPTS:
-                    log.warning("write conflict on %s %s: %s", request.method, request.path, exc)
-                    raise RestError("rest_conflict", 409) from None
-                time.sleep(0.01 * attempt)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _read(
-        self,
-        request: Request,
-        responder: t.Callable[..., Response],
-        endpoint: str,
-        values: t.Mapping[str, t.Any],
-        urls: Urls,
-    ) -> Response:
-        """A read, answered from the response cache while no write happened since."""
-        user = authenticate(request.headers.get("Authorization"))
-        if self.cache is None or request.cache_key is None or not cacheable(request):
-            return self._respond(request, user, responder, endpoint, values, urls)
-        generation = self.generation()
-        key = (request.cache_key, user.id if user else 0, self.site_today())
-        hit = self.cache.get(key, generation)
-        if hit is not None:
-            return Response(hit.body, status=hit.status, headers=list(hit.headers))
-        response = self._respond(request, user, responder, endpoint, values, urls)
-        if response.status_code == 200:
-            body = response.get_data()
-            self.cache.put(key, generation, CachedResponse(200, tuple(response.headers), body))
-        return response
-
-    def _respond(
-        self,
-        request: Request,
-        user: User | None,
-        responder: t.Callable[..., Response],
-        endpoint: str,
-        values: t.Mapping[str, t.Any],
-        urls: Urls,
-    ) -> Response:
-        params = collect_params(request)
-        resource_name, shape = endpoint.split(".")
-        schema = self.resources[resource_name].schema_for(request.method, shape)
-        request.reply_language = self.language_of(request, params)
-        call = Call(request, user, params, urls, request.reply_language, schema)
-        response = responder(call, **values)
-        response.headers["Allow"] = self.allowed_methods(endpoint, user)
-        return response
-
-    def allowed_methods(self, endpoint: str, user: User | None) -> str:
-        """WordPress's ``Allow`` header: the route's methods this user may call at all."""
-        spec = ROUTE_SPECS[endpoint]
-        resource = self.resources[spec.resource]
-        return ", ".join(method for method in spec.methods if resource.may_call(method, user))
-
-    def generation(self) -> int:
-        """The database's write generation: one primary-key read with prepared SQL."""
-        row = self.database.execute_sql(*self._generation_sql).fetchone()
-        return int(row[0]) if row else 0
-
-    def site_today(self) -> dt.date:
-        """The site's current date: default windows and relative dates depend on it."""
-        return dt.datetime.now(self.site_zone).date()
-
-    def urls_for(self, request: Request) -> Urls:
-        site = self.settings.site_url or request.host_url.rstrip("/") + request.script_root
-        if (
-            request.language != DEFAULT_LANGUAGE
-            and request.script_root.endswith(f"/{request.language}")
-            and not self.settings.site_url
-        ):
-            site = site[: -len(request.language) - 1]
-        prefix = "" if request.language == DEFAULT_LANGUAGE else f"/{request.language}"
-        return Urls(site.rstrip("/"), prefix)
-
-    @staticmethod
-    def language_of(request: Request, params: t.Mapping[str, t.Any]) -> str:
-        """``i18n_language`` when it names a language, else the root's language (an
-        invalid value is refused by the argument set, in the root's language)."""
-        wanted = params.get("i18n_language")
-        return wanted if isinstance(wanted, str) and wanted in LANGUAGES else request.language
+    def request(
+        self, environ: WSGIEnvironment, cache_key: tuple[str, ...] | None, generation: int
+    ) -> Request:
+        """The request object the pipeline reads, its language root split off."""
+        language = split_language_root(environ)
+        request = Request(environ)
+        request.limit_body(self.settings.max_body_bytes)
+        request.language = language
+        request.reply_language = reply_language(request.args, language)
+        request.cache_key = cache_key
+        request.generation = generation
+        return request
 
 
-#: date parameters whose natural-language values ("+1 hour") depend on the clock
-DATE_PARAMS = ("start_date", "end_date", "starts_before", "starts_after", "ends_before",
-               "ends_after")
-ABSOLUTE_DATE = re.compile(r"^[\d\s:T.+\-Z/]*$")
-
-
-def _cache_key(environ: WSGIEnvironment) -> tuple[str, ...] | None:
-    """What identifies a GET's response, read off the raw environ (before the language
-    root is split off); None for other methods."""
-    if environ.get("REQUEST_METHOD") != "GET":
-        return None
-    return (
-        environ.get("wsgi.url_scheme", ""),
-        environ.get("HTTP_HOST", ""),
-        environ.get("SCRIPT_NAME", ""),
-        environ.get("PATH_INFO", ""),
-        environ.get("QUERY_STRING", ""),
-    )
-
-
-def cacheable(request: Request) -> bool:
-    """GETs are cacheable unless a date parameter is relative to the current time."""
-    return all(
-        ABSOLUTE_DATE.match(value)
-        for name in DATE_PARAMS
-        for value in request.args.getlist(name)
-    )
-
-
-def split_language_root(environ: WSGIEnvironment) -> str:
-    """Serve ``/fr/...`` as the French root: move ``/fr`` from PATH_INFO to SCRIPT_NAME,
-    the way ``DispatcherMiddleware`` mounts an app."""
-    path = environ.get("PATH_INFO", "")
-    for language in LANGUAGES:
-        prefix = f"/{language}"
-        if language != DEFAULT_LANGUAGE and (path == prefix or path.startswith(prefix + "/")):
-            environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
-            environ["PATH_INFO"] = path[len(prefix) :]
-            return language
-    return DEFAULT_LANGUAGE
-
-
-def _match(adapter: MapAdapter, request: Request) -> tuple[str, t.Mapping[str, t.Any]]:
-    """Match with the trailing slash ignored; wrong paths and methods are both 404."""
-    path = request.path
-    if len(path) > 1 and path.endswith("/"):
-        path = path.rstrip("/") or "/"
-    try:
-        endpoint, values = adapter.match(path, method=request.method)
-    except (NotFound, MethodNotAllowed):
-        raise no_route() from None
-    except HTTPException:
-        raise no_route() from None
-    return str(endpoint), values
-
-
-def _is_transient(exc: peewee.PeeweeException) -> bool:
-    """Unique-key races, deadlocks and lock time-outs: failures a replay can fix."""
-    if isinstance(exc, peewee.IntegrityError):
-        return True
-    text = str(exc).lower()
-    return any(sign in text for sign in ("deadlock", "lock wait", "database is locked", "1213"))
-
-
-def _error_response(error: RestError, translate: Translate) -> Response:
-    return json_response(
-        error.body(translate), status=error.status, headers=error.headers.items()
-    )
-
-
-def create_app(database_url: str | None = None, **settings: t.Any) -> Application:
+def create_app(
+    database_url: str | None = None, *, clock: Clock | None = None, **settings: t.Any
+) -> Application:
     """Build the WSGI app for ``database_url`` (else ``$CALENDAR_REST_DATABASE_URL``,
-    else ``sqlite:///calendar.db``); keyword arguments override :class:`Settings`."""
+    else ``sqlite:///calendar.db``); keyword arguments override :class:`Settings`;
+    ``clock`` is where the app reads the time (the system's by default)."""
     resolved = Settings.build(database_url, **settings)
     database = connect_database(resolved.database_url)
-    models.bind_models(database)
-    return Application(database, resolved)
+    return Application(database, resolved, clock or SYSTEM_CLOCK)
 
 
 __all__ = ["Application", "create_app", "User"]

@@ -1,18 +1,39 @@
 """A response cache that stays correct across processes sharing one database.
 
-Entries are stamped with the database's write generation (``state.GENERATION``),
-which every write bumps inside its own transaction. A request reads the current
-generation (one primary-key read) and only reuses an entry stamped with it, so a
-write made by any process invalidates everything every process cached.
+Entries are stamped with the database's write generation
+(``queries.site_state.generation``), which every write bumps inside its own
+transaction. A request reads the current generation once (one primary-key read, at
+its start) and only reuses an entry stamped with it, so a write made by any process
+invalidates everything every process cached. Entries are also keyed by the site's current date
+(default windows start today) and by user (what a user may see differs).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 import threading
 import typing as t
 from collections import OrderedDict
 
+from werkzeug.datastructures import MultiDict
+
+from .clock import Clock
+
+if t.TYPE_CHECKING:  # pragma: no cover
+    from _typeshed.wsgi import WSGIEnvironment
+
 Key = tuple[t.Hashable, ...]
+#: date parameters whose natural-language values ("+1 hour") depend on the clock
+DATE_PARAMS = (
+    "start_date",
+    "end_date",
+    "starts_before",
+    "starts_after",
+    "ends_before",
+    "ends_after",
+)
+ABSOLUTE_DATE = re.compile(r"^[\d\s:T.+\-Z/]*$")
 
 
 class CachedResponse(t.NamedTuple):
@@ -60,3 +81,48 @@ class ResponseCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+class ReadCache:
+    """The app's cache of GET responses: keyed by URL, user and the site's date,
+    valid while the write generation is unchanged."""
+
+    def __init__(self, entries: int, clock: Clock, zone: dt.tzinfo) -> None:
+        self.responses = ResponseCache(entries)
+        self.clock = clock
+        self.zone = zone
+
+    def key(self, request: tuple[str, ...], user_id: int) -> Key:
+        return (request, user_id, self.clock.now().astimezone(self.zone).date())
+
+    def get(self, key: Key, generation: int) -> CachedResponse | None:
+        """The entry for ``key`` if it was stored at this write ``generation``."""
+        return self.responses.get(key, generation)
+
+    def store(self, key: Key, generation: int, response: CachedResponse) -> None:
+        self.responses.put(key, generation, response)
+
+    def __len__(self) -> int:
+        return len(self.responses)
+
+
+def request_key(environ: WSGIEnvironment) -> tuple[str, ...] | None:
+    """What identifies a GET's response, read off the raw environ (before the language
+    root is split off); None for other methods."""
+    if environ.get("REQUEST_METHOD") != "GET":
+        return None
+    return (
+        environ.get("wsgi.url_scheme", ""),
+        environ.get("HTTP_HOST", ""),
+        environ.get("SCRIPT_NAME", ""),
+        environ.get("PATH_INFO", ""),
+        environ.get("QUERY_STRING", ""),
+    )
+
+
+def cacheable(args: MultiDict[str, str]) -> bool:
+    """GETs are cacheable unless a date parameter is relative to the current time, or
+    the answer is enveloped (the envelope is built after the cache)."""
+    if "_envelope" in args:
+        return False
+    return all(ABSOLUTE_DATE.match(value) for name in DATE_PARAMS for value in args.getlist(name))

@@ -255,14 +255,10 @@ def format_cost(
 
 
 def cost_representation(
-    values: tuple[str, ...],
-    symbol: str,
-    position: str,
-    default_symbol: str = "$",
-    free_label: str = FREE_LABEL,
+    cost: CostInfo, default_symbol: str = "$", free_label: str = FREE_LABEL
 ) -> tuple[str, dict[str, object]]:
-    """Both REST fields at once: ``(cost, cost_details)``."""
+    """Both REST fields of a stored cost at once: ``(cost, cost_details)``."""
     return (
-        format_cost(values, symbol, position, default_symbol, free_label),
-        cost_details(values, symbol, position),
+        format_cost(cost.values, cost.symbol, cost.position, default_symbol, free_label),
+        cost_details(cost.values, cost.symbol, cost.position),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import typing as t
+import weakref
 from urllib.parse import parse_qsl, urlsplit
 
 import peewee
@@ -55,6 +56,39 @@ def connect_database(url: str) -> peewee.Database:
     raise ValueError(f"unsupported database URL scheme {scheme!r}")
 
 
+_login_stores: weakref.WeakKeyDictionary[peewee.Database, peewee.Database] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def login_store(database: peewee.Database) -> peewee.Database:
+    """Where the failed-login counters of ``database`` live (``LoginThrottle``).
+
+    On PostgreSQL and MariaDB, the database itself: a counter's row lock never touches
+    the records. A SQLite file has one write lock for everything, which a refused or
+    authenticated request must never wait for (``security.md`` C2); there the counters
+    live in a sibling file, ``<file>-logins``, shared by every process like the file
+    itself. Its content is disposable: deleting it only forgets counters and locks.
+    """
+    if not isinstance(database, peewee.SqliteDatabase) or database.database in ("", ":memory:"):
+        return database
+    store = _login_stores.get(database)
+    if store is None:
+        store = connect_database(f"sqlite:///{database.database}-logins")
+        _login_stores[database] = store
+    return store
+
+
+@contextlib.contextmanager
+def connected(*databases: peewee.Database) -> t.Iterator[None]:
+    """Hold a connection to each distinct database of ``databases`` (nested
+    ``connection_context`` blocks on one database would close it early)."""
+    with contextlib.ExitStack() as stack:
+        for database in dict.fromkeys(databases):
+            stack.enter_context(database.connection_context())
+        yield
+
+
 def backend_name(database: peewee.Database) -> str:
     """Short backend name: ``sqlite``, ``postgresql`` or ``mysql``."""
     if isinstance(database, peewee.SqliteDatabase):
@@ -77,3 +111,50 @@ def request_scope(database: peewee.Database, *, write: bool) -> t.Iterator[None]
                 yield
         else:
             yield
+
+
+@contextlib.contextmanager
+def read_only_scope(database: peewee.Database) -> t.Iterator[None]:
+    """Hold one connection on which nothing can be written, whatever the code run.
+
+    The checks of a write run here, before the write transaction (and its lock) is
+    taken: a request refused by them provably wrote nothing. SQLite refuses writes with
+    ``query_only``; PostgreSQL and MariaDB run the checks in a READ ONLY transaction.
+    """
+    with database.connection_context():
+        backend = backend_name(database)
+        if backend == "sqlite":
+            database.execute_sql("PRAGMA query_only = 1")
+            try:
+                yield
+            finally:
+                database.execute_sql("PRAGMA query_only = 0")
+            return
+        if backend == "mysql":
+            database.execute_sql("SET TRANSACTION READ ONLY")  # applies to the next one
+        with database.atomic():
+            if backend == "postgresql":
+                database.execute_sql("SET TRANSACTION READ ONLY")
+            yield
+
+
+def is_transient(exc: peewee.PeeweeException) -> bool:
+    """Unique-key races, deadlocks and lock time-outs: failures a replay can fix."""
+    if isinstance(exc, peewee.IntegrityError):
+        return True
+    text = str(exc).lower()
+    return any(sign in text for sign in ("deadlock", "lock wait", "database is locked", "1213"))
+
+
+def replayed(database: peewee.Database, work: t.Callable[[], None], attempts: int = 5) -> bool:
+    """Run ``work`` in a transaction of its own, replayed when a concurrent one makes it
+    fail transiently; returns whether it succeeded."""
+    for _ in range(attempts):
+        try:
+            with database.atomic():
+                work()
+            return True
+        except (peewee.IntegrityError, peewee.OperationalError) as exc:
+            if not is_transient(exc):
+                raise
+    return False

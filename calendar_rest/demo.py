@@ -16,12 +16,19 @@ import typing as t
 
 import peewee
 
-from . import models, state
-from .auth import add_application_password
+from .clock import SYSTEM_CLOCK, Clock, utc_now
+from .models import Term
+from .queries.terms import find_term
+from .queries.totals import record_counts
+from .queries.users import user_named
 from .repository.events import check_event_write, save_event
 from .repository.posts import WriteContext
+from .repository.schema import create_schema
+from .repository.site_state import bump_generation
+from .repository.terms import create_term
+from .repository.users import add_application_password, create_user
 from .schemas import EventCreateArgs, validate
-from .text import slugify
+from .taxonomies import CATEGORIES
 
 DEMO_ADMIN = "demo-admin"
 DEMO_ADMIN_EMAIL = "demo-admin@example.com"
@@ -95,7 +102,9 @@ class DemoEvent:
 
 DEMO_EVENTS: tuple[DemoEvent, ...] = (
     DemoEvent(
-        5, "08:00", "11:00",
+        5,
+        "08:00",
+        "11:00",
         {
             "title": "Riverside 10K Fun Run",
             "description": "A flat, friendly 10K along the river. Walkers welcome.",
@@ -107,7 +116,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        8, "14:00", "17:00",
+        8,
+        "14:00",
+        "17:00",
         {
             "title": "Intro to Watercolor Workshop",
             "description": "Brushes, paper and paints provided. No experience needed.",
@@ -118,7 +129,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        10, "09:00", "11:30",
+        10,
+        "09:00",
+        "11:30",
         {
             "title": "Photography Walk",
             "description": "Golden-hour photography tips on a slow walk through the park.",
@@ -130,7 +143,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        15, "19:30", "22:00",
+        15,
+        "19:30",
+        "22:00",
         {
             "title": "City Symphony Gala",
             "description": "The season's opening gala: Dvořák's New World Symphony.",
@@ -143,7 +158,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        3, "19:00", "22:30",
+        3,
+        "19:00",
+        "22:30",
         {
             "title": "Summer Jazz Night",
             "description": "Three quartets, one long night of standards and new work.",
@@ -157,7 +174,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         child_categories=("Jazz",),
     ),
     DemoEvent(
-        17, "10:00", "13:00",
+        17,
+        "10:00",
+        "13:00",
         {
             "title": "Kids' Science Saturday",
             "description": "Hands-on experiments for ages 6 to 12.",
@@ -169,7 +188,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        20, "00:00", "23:59",
+        20,
+        "00:00",
+        "23:59",
         {
             "title": "Harbor Folk Festival",
             "description": "Three days of folk music on two stages by the water.",
@@ -183,7 +204,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         end_days=22,
     ),
     DemoEvent(
-        24, "20:00", "23:00",
+        24,
+        "20:00",
+        "23:00",
         {
             "title": "Open Mic Night",
             "description": "Sign up at the door; five minutes each.",
@@ -195,7 +218,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        30, "12:00", "18:00",
+        30,
+        "12:00",
+        "18:00",
         {
             "title": "Pickup Basketball Tournament",
             "description": "3-on-3, double elimination. Register your team on the day.",
@@ -207,7 +232,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        45, "18:00", "19:00",
+        45,
+        "18:00",
+        "19:00",
         {
             "title": "Volunteer Crew Briefing",
             "description": "For festival volunteers only; not listed in the calendar.",
@@ -218,7 +245,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        50, "18:30", "21:00",
+        -20,  # past: an administrator's default window lists what visitors see
+        "18:30",
+        "21:00",
         {
             "title": "Autumn Lantern Parade",
             "description": "Route and times still being confirmed.",
@@ -228,7 +257,9 @@ DEMO_EVENTS: tuple[DemoEvent, ...] = (
         },
     ),
     DemoEvent(
-        58, "11:00", "14:00",
+        58,
+        "11:00",
+        "14:00",
         {
             "title": "Sunday Jazz Brunch",
             "description": "Brunch with a trio. Reservations recommended.",
@@ -267,38 +298,27 @@ def demo_payloads(today: dt.date) -> list[tuple[dict[str, t.Any], tuple[str, ...
     return payloads
 
 
-def record_counts() -> dict[str, int]:
-    return {
-        "events": models.Event.select().count(),
-        "venues": models.Venue.select().count(),
-        "organizers": models.Organizer.select().count(),
-        "categories": models.Term.select()
-        .where(models.Term.taxonomy == models.TAXONOMY_CATEGORY)
-        .count(),
-        "tags": models.Term.select().where(models.Term.taxonomy == models.TAXONOMY_TAG).count(),
-        "users": models.User.select().count(),
-    }
-
-
 def load_demo(
-    database: peewee.Database, *, site_timezone: str = "UTC", today: dt.date | None = None
+    database: peewee.Database,
+    *,
+    site_timezone: str = "UTC",
+    today: dt.date | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> DemoResult:
-    """Create the schema if needed and load the demo data once, in one transaction."""
-    models.create_schema(database)
-    today = today or dt.datetime.now(dt.timezone.utc).date()
+    """Create the schema if needed and load the demo data once, in one transaction;
+    dates are relative to ``today`` (default: the clock's UTC date)."""
+    create_schema(database)
+    now = utc_now(clock)
+    today = today or now.date()
     with database.connection_context(), database.atomic():
-        if models.User.select().where(models.User.login == DEMO_ADMIN).exists():
+        if user_named(DEMO_ADMIN) is not None:
             return DemoResult(False, record_counts())
-        admin = models.User.create(
-            login=DEMO_ADMIN,
-            email=DEMO_ADMIN_EMAIL,
-            display_name="Demo Administrator",
-            role="administrator",
-            registered=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0),
+        admin = create_user(
+            DEMO_ADMIN, "administrator", DEMO_ADMIN_EMAIL, now, display_name="Demo Administrator"
         )
-        password = add_application_password(admin, name="demo")
-        state.bump_generation()  # a running server must not keep serving its old cache
-        ctx = WriteContext(admin, site_timezone)
+        password = add_application_password(admin, now, name="demo")
+        bump_generation()  # a running server must not keep serving its old cache
+        ctx = WriteContext(admin, site_timezone, clock)
         for payload, children in demo_payloads(today):
             if children:
                 ids = [_child_category(name).id for name in children]
@@ -308,23 +328,17 @@ def load_demo(
         return DemoResult(True, record_counts(), password)
 
 
-def _child_category(name: str) -> models.Term:
+def _child_category(name: str) -> Term:
     """The child category, created under its parent, which an earlier event in
     ``DEMO_EVENTS`` must have created by name (keep that order when editing the data)."""
-    taxonomy = models.TAXONOMY_CATEGORY
-    existing = models.Term.get_or_none(
-        (models.Term.taxonomy == taxonomy) & (models.Term.name == name)
-    )
+    existing = find_term(CATEGORIES, name)
     if existing is not None:
         return existing
-    parent = models.Term.get(
-        (models.Term.taxonomy == taxonomy) & (models.Term.name == CHILD_CATEGORIES[name])
-    )
-    return models.Term.create(
-        taxonomy=taxonomy,
-        name=name,
-        slug=slugify(name),
-        description=f"{name}, a kind of {parent.name.lower()}.",
-        parent=parent,
-        language=parent.language,
-    )
+    parent = find_term(CATEGORIES, CHILD_CATEGORIES[name])
+    assert parent is not None, f"create {CHILD_CATEGORIES[name]!r} before {name!r}"
+    description = f"{name}, a kind of {parent.name.lower()}."
+    args = {"name": name, "description": description, "parent": parent.id}
+    return create_term(CATEGORIES, args, parent.language)
+
+
+__all__ = ["DEMO_ADMIN", "DEMO_EVENTS", "DemoResult", "load_demo", "record_counts"]

@@ -1,67 +1,130 @@
-"""Request parameters the WordPress way, and JSON responses.
+"""The request and the response, the WordPress way.
 
 WordPress merges parameters from the JSON body, the form body and the query string
 (that precedence), reads PHP-style ``name[]=`` keys as lists, and answers malformed
-JSON with ``rest_invalid_json``. This module does exactly that and nothing more.
+JSON with ``rest_invalid_json``. A request comes in through a language root (``/fr``
+is French) and its links follow the mount point; a response is a :class:`Reply`
+serialised once, with the headers WordPress adds to every answer.
 """
 
 from __future__ import annotations
 
+import functools
+import time
 import typing as t
+from urllib.parse import parse_qs
 
 import orjson
-from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.http import http_date
 from werkzeug.wrappers import Request as BaseRequest
 from werkzeug.wrappers import Response
 
+from .cors import TRANSPORT_METHOD
 from .errors import RestError
+from .php_params import Params, php_params
+from .settings import DEFAULT_LANGUAGE, LANGUAGES
+from .urls import Urls
+from .wire.reply import Reply
+
+if t.TYPE_CHECKING:  # pragma: no cover
+    from _typeshed.wsgi import WSGIEnvironment
 
 JSON_CONTENT_TYPE = "application/json; charset=UTF-8"
-BASE_HEADERS = (
-    ("X-Robots-Tag", "noindex"),
-    ("X-Content-Type-Options", "nosniff"),
-    (
-        "Access-Control-Expose-Headers",
-        "X-WP-Total, X-WP-TotalPages, X-TEC-Total, X-TEC-TotalPages, Link",
-    ),
-    (
-        "Access-Control-Allow-Headers",
-        "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type",
-    ),
+BASE_HEADERS = (("X-Robots-Tag", "noindex"), ("X-Content-Type-Options", "nosniff"))
+#: headers that describe the transport, kept outside an ``_envelope``
+TRANSPORT_HEADERS = frozenset(
+    {"Content-Type", "Content-Length", *(name for name, _ in BASE_HEADERS)}
 )
-
-Params = dict[str, t.Any]
+#: ``wp_get_nocache_headers()``: what every answer to an authenticated request carries
+NO_CACHE = "no-cache, must-revalidate, max-age=0, no-store, private"
+#: the methods whose body holds parameters (a DELETE's body is ignored, open-web.md §6)
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
 class Request(BaseRequest):
-    """Werkzeug request with the language and params the dispatcher works out."""
+    """Werkzeug request with the language and cache identity the app works out."""
 
     #: the language of the root the request came through (``/fr/...`` is French)
-    language: str = "en"
+    language: str = DEFAULT_LANGUAGE
     #: the language texts are answered in: ``i18n_language`` when valid, else the root's
-    reply_language: str = "en"
-    #: the namespace root as mounted, e.g. ``http://host/api/fr/calendar/events/v1``
-    rest_base: str = ""
-    #: the site root as mounted, e.g. ``http://host/api``
-    site_base: str = ""
-    #: the response-cache identity of a GET (see ``app._cache_key``)
+    reply_language: str = DEFAULT_LANGUAGE
+    #: the response-cache identity of a GET (see ``cache.request_key``)
     cache_key: tuple[str, ...] | None = None
+    #: the write generation read when the request came in (what cached entries match)
+    generation: int = 0
+    #: the largest body served (``max_body_bytes``)
+    body_limit: int = 1_048_576
+    #: the ``Allow`` header of the answer, once the route is known ("" before)
+    allow: str = ""
+
+    def limit_body(self, limit: int) -> None:
+        """Serve bodies of at most ``limit`` bytes. The stream is cut one byte later:
+        Werkzeug stops silently at ``max_content_length`` when no length is declared
+        (a chunked body), so the byte past the limit is what shows the body too long."""
+        self.body_limit = limit
+        self.max_content_length = limit + 1
 
 
-def php_multidict(items: MultiDict[str, str]) -> Params:
-    """Read a query string or form the way PHP does: ``a[]=1&a[]=2`` is a list and a
-    repeated plain key keeps its last value."""
-    params: Params = {}
-    for key, values in items.lists():
-        if key.endswith("[]"):
-            name = key[:-2]
-            existing = params.get(name)
-            base = existing if isinstance(existing, list) else []
-            params[name] = base + list(values)
-        else:
-            params[key] = values[-1]
-    return params
+def apply_method_override(environ: WSGIEnvironment) -> None:
+    """Serve a ``POST`` as the method its ``_method`` query parameter, else its
+    ``X-HTTP-Method-Override`` header, names (WordPress's global parameter).
+
+    Only ``POST`` is overridden: a ``GET`` that deletes could be fired by an image tag.
+    The transport method is kept for the CORS check (``cors.TRANSPORT_METHOD``).
+    """
+    if environ.get("REQUEST_METHOD") != "POST":
+        return
+    query = environ.get("QUERY_STRING", "")
+    wanted = parse_qs(query).get("_method", [""])[-1] if "_method" in query else ""
+    wanted = wanted or environ.get("HTTP_X_HTTP_METHOD_OVERRIDE", "")
+    if wanted.strip():
+        environ[TRANSPORT_METHOD] = "POST"
+        environ["REQUEST_METHOD"] = wanted.strip().upper()
+
+
+def http_now() -> str:
+    """The ``Date`` header for a response sent now."""
+    return _http_date(int(time.time()))
+
+
+@functools.lru_cache(maxsize=2)
+def _http_date(second: int) -> str:
+    return http_date(second)  # formatted once a second, not once a response
+
+
+def split_language_root(environ: WSGIEnvironment) -> str:
+    """Serve ``/fr/...`` as the French root: move ``/fr`` from PATH_INFO to SCRIPT_NAME,
+    the way ``DispatcherMiddleware`` mounts an app."""
+    path = environ.get("PATH_INFO", "")
+    for language in LANGUAGES:
+        prefix = f"/{language}"
+        if language != DEFAULT_LANGUAGE and (path == prefix or path.startswith(prefix + "/")):
+            environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
+            environ["PATH_INFO"] = path[len(prefix) :]
+            return language
+    return DEFAULT_LANGUAGE
+
+
+def reply_language(params: t.Mapping[str, t.Any], root_language: str) -> str:
+    """``i18n_language`` when it names a language, else the root's (an invalid value is
+    refused by the argument set, in the root's language)."""
+    wanted = params.get("i18n_language")
+    return wanted if isinstance(wanted, str) and wanted in LANGUAGES else root_language
+
+
+def urls_for(request: Request, site_url: str | None) -> Urls:
+    """The link builder of this request: the public ``site_url`` when set, else the
+    request's own scheme, host and mount point, without the language root."""
+    site = site_url or request.host_url.rstrip("/") + request.script_root
+    if (
+        request.language != DEFAULT_LANGUAGE
+        and request.script_root.endswith(f"/{request.language}")
+        and not site_url
+    ):
+        site = site[: -len(request.language) - 1]
+    prefix = "" if request.language == DEFAULT_LANGUAGE else f"/{request.language}"
+    return Urls(site.rstrip("/"), prefix)
 
 
 def json_body(request: Request) -> Params:
@@ -83,22 +146,44 @@ def json_body(request: Request) -> Params:
 
 
 def read_body(request: Request) -> bytes:
+    """The whole body, kept for the form parser.
+
+    :raises RestError: 413 when it passes the limit (a declared length over it was
+        refused before; this catches a body without one, counted as it is read).
+    """
     try:
-        return request.get_data(cache=True)
+        data = request.get_data(cache=True)
     except RequestEntityTooLarge as exc:
         raise RestError("rest_payload_too_large", 413) from exc
+    if len(data) > request.body_limit:
+        raise RestError("rest_payload_too_large", 413)
+    return data
 
 
-def collect_params(request: Request) -> Params:
-    """All request parameters merged with WordPress precedence: JSON > form > query."""
-    params = php_multidict(request.args)
-    if request.method != "GET":
+def drain_body(request: Request) -> None:
+    """Read what is left of the body (at most the declared length, itself within the
+    limit), so that a refusal answered before the body was parsed reaches a client
+    still sending it, and a kept-alive connection stays in step."""
+    try:
+        while request.stream.read(64 * 1024):
+            pass
+    except (RequestEntityTooLarge, OSError, ValueError):
+        pass  # a broken or oversized stream: the server closes the connection anyway
+
+
+def collect_params(request: Request, repeatable: t.Container[str] = ()) -> Params:
+    """All request parameters merged with WordPress precedence: JSON > form > query;
+    the query and the form read as PHP reads them, the values of a ``repeatable``
+    parameter united (``php_params``)."""
+    params = php_params(request.args.items(multi=True), repeatable)
+    if request.method in BODY_METHODS:
         if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            read_body(request)  # counted first; the form is then parsed from memory
             try:
                 form = request.form
             except RequestEntityTooLarge as exc:
                 raise RestError("rest_payload_too_large", 413) from exc
-            params.update(php_multidict(form))
+            params.update(php_params(form.items(multi=True), repeatable))
         else:
             params.update(json_body(request))
     return params
@@ -114,3 +199,18 @@ def json_response(
     for name, value in headers:
         response.headers[name] = value
     return response
+
+
+def enveloped(response: Response) -> Response:
+    """``_envelope``: a 200 whose body holds the answer's body, status and own headers
+    (WordPress's global parameter); the transport headers stay outside."""
+    data = response.get_data()
+    headers = {
+        name: value for name, value in response.headers.items() if name not in TRANSPORT_HEADERS
+    }
+    body = {"body": orjson.loads(data) if data else None, "status": response.status_code}
+    return json_response({**body, "headers": headers})
+
+
+def reply_response(reply: Reply) -> Response:
+    return json_response(reply.body, reply.status, reply.headers)

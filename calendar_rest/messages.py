@@ -25,6 +25,11 @@ MESSAGES: dict[str, str] = {
     "incorrect_password": N_("The provided password is an invalid application password."),
     "invalid_username": N_("Unknown username. Check again or try your email address."),
     "rest_invalid_namespace": N_("The specified namespace could not be found."),
+    "rest_cannot_edit": N_("Sorry, you are not allowed to edit this record."),
+    "rest_too_many_login_attempts": N_("Too many failed login attempts. Please try again later."),
+    "rest_cors_origin_not_allowed": N_(
+        "Requests that change data are not accepted from this origin."
+    ),
     # TEC events
     "rest-event-not-found": N_("Event with ID %d does not exist."),
     "rest-invalid-event-id": N_("The specified ID is not a valid event."),
@@ -52,9 +57,7 @@ MESSAGES: dict[str, str] = {
     # WordPress core terms (categories and tags)
     "term_exists": N_("A term with the name provided already exists with this parent."),
     #: term_exists for a flat taxonomy (tags): same code, WordPress's other sentence
-    "term_exists_in_taxonomy": N_(
-        "A term with the name provided already exists in this taxonomy."
-    ),
+    "term_exists_in_taxonomy": N_("A term with the name provided already exists in this taxonomy."),
     "rest_taxonomy_not_hierarchical": N_("Cannot set parent term, taxonomy is not hierarchical."),
     "duplicate_term_slug": N_("The slug “%s” is already in use by another term."),
 }

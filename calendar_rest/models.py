@@ -10,15 +10,14 @@ and as UTC (what filters and ordering use).
 
 from __future__ import annotations
 
+import typing as t
+
 import peewee as pw
 from playhouse.shortcuts import ThreadSafeDatabaseMetadata
 
 POST_STATUSES = ("publish", "future", "draft", "pending", "private", "trash")
 PUBLISHED_STATUSES = ("publish", "future")
-UNPUBLISHED_STATUSES = ("draft", "pending")
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
-TAXONOMY_CATEGORY = "calendar_events_cat"
-TAXONOMY_TAG = "post_tag"
 #: largest ID a 32-bit INTEGER primary key holds (the same on every backend)
 MAX_ID = 2**31 - 1
 
@@ -121,6 +120,7 @@ class Venue(PostModel):
             # the venue list: language and status, newest first
             (("language", "status", "date_utc", "id"), False),
             (("geo_lat", "geo_lng"), False),
+            (("status", "date_utc"), False),  # the next scheduled publication
         )
 
 
@@ -130,7 +130,10 @@ class Organizer(PostModel):
     email = pw.CharField(max_length=255, default="")
 
     class Meta:
-        indexes = ((("language", "status", "date_utc", "id"), False),)
+        indexes = (
+            (("language", "status", "date_utc", "id"), False),
+            (("status", "date_utc"), False),  # the next scheduled publication
+        )
 
 
 class Event(PostModel):
@@ -163,8 +166,15 @@ class Event(PostModel):
             # trailing columns let counts and filters run on the index alone.
             (
                 (
-                    "language", "hide_from_listings", "status", "start_utc", "id",
-                    "end_utc", "featured", "ticketed", "venue",
+                    "language",
+                    "hide_from_listings",
+                    "status",
+                    "start_utc",
+                    "id",
+                    "end_utc",
+                    "featured",
+                    "ticketed",
+                    "venue",
                 ),
                 False,
             ),
@@ -173,21 +183,39 @@ class Event(PostModel):
             (("featured", "start_utc"), False),
             (("post_parent", "start_utc"), False),
             (("author", "status"), False),
+            # the next scheduled publication (repository.publishing)
+            (("status", "date_utc"), False),
         )
 
 
-class EventOrganizer(BaseModel):
-    """Ordered many-to-many link between events and organizers."""
+def _keyed_by_pair(target: str) -> t.Any:
+    """The ``Meta`` of a link table: the (event, ``target``) pair is the primary key,
+    and an index serves the look-ups from the other side. (Peewee consumes a model's
+    ``Meta`` and inherits the base's options, so this is a plain class.)"""
+    options = {
+        "primary_key": pw.CompositeKey("event", target),
+        "indexes": (((target, "event"), False),),
+    }
+    return type("Meta", (), options)
+
+
+class EventLink(BaseModel):
+    """An ordered link from an event to a linked record: one row per pair, keyed by the
+    pair and indexed from the other side too (filters and embeds read both ways).
+    Never a table itself: each subclass adds the other side's ``target``."""
 
     event_id: pw.ForeignKeyField[int]
-    organizer_id: pw.ForeignKeyField[int]
     event = pw.ForeignKeyField(Event, on_delete="CASCADE")
-    organizer = pw.ForeignKeyField(Organizer, on_delete="CASCADE")
     position = pw.IntegerField(default=0)
 
-    class Meta:
-        primary_key = pw.CompositeKey("event", "organizer")
-        indexes = ((("organizer", "event"), False),)
+
+class EventOrganizer(EventLink):
+    """Ordered many-to-many link between events and organizers."""
+
+    organizer_id: pw.ForeignKeyField[int]
+    organizer = pw.ForeignKeyField(Organizer, on_delete="CASCADE")
+
+    Meta = _keyed_by_pair("organizer")
 
 
 class Term(BaseModel):
@@ -213,31 +241,33 @@ class Term(BaseModel):
         )
 
 
-class EventTerm(BaseModel):
-    """Ordered link between events and terms, indexed both ways for filters and embeds."""
+class EventTerm(EventLink):
+    """Ordered link between events and terms."""
 
-    event_id: pw.ForeignKeyField[int]
     term_id: pw.ForeignKeyField[int]
-    event = pw.ForeignKeyField(Event, on_delete="CASCADE")
     term = pw.ForeignKeyField(Term, on_delete="CASCADE")
-    position = pw.IntegerField(default=0)
 
-    class Meta:
-        primary_key = pw.CompositeKey("event", "term")
-        indexes = ((("term", "event"), False),)
+    Meta = _keyed_by_pair("term")
 
 
 class SearchWord(BaseModel):
-    """One folded word of a searchable record (see ``search.py``); ``kind`` is
-    ``e``vent, ``v``enue or ``o``rganizer."""
+    """One folded word of a searchable record (see ``search.py``): ``kind`` is
+    ``e``vent, ``v``enue or ``o``rganizer; ``part`` is ``t``itle, ``c``ontent or
+    ``p``rotected content. ``word`` compares by code point on every backend
+    (``repository.schema`` sets the column's collation)."""
 
     kind = pw.CharField(max_length=1)
     word = pw.CharField(max_length=40)
     record_id = pw.IntegerField()
+    part = pw.CharField(max_length=1, default="c")
 
     class Meta:
         primary_key = pw.CompositeKey("kind", "word", "record_id")
         indexes = ((("kind", "record_id"), False),)
+
+
+#: ``SearchWord.kind`` of each searchable model
+SEARCH_KIND: dict[type[PostModel], str] = {Event: "e", Venue: "v", Organizer: "o"}
 
 
 class SiteState(BaseModel):
@@ -251,6 +281,25 @@ class SiteState(BaseModel):
 
     key = pw.CharField(max_length=32, primary_key=True)
     value = pw.BigIntegerField(default=0)
+
+
+class LoginThrottle(BaseModel):
+    """Failed logins of a key (a login or a client address) and the lock they led to
+    (``auth.py``); a ``success`` key remembers when an address last authenticated as a
+    login. Shared by every process; rows expire."""
+
+    key = pw.CharField(max_length=300, primary_key=True)
+    #: the times (Unix seconds, space-separated) of the failures within the window
+    failures = pw.TextField(default="")
+    locked_until = pw.DateTimeField(null=True)
+    #: locks of this key within a day, which double the next lock
+    locks = pw.IntegerField(default=0)
+    last_lock = pw.DateTimeField(null=True)
+    last_success = pw.DateTimeField(null=True)
+    expires = pw.DateTimeField(index=True)
+
+    def failure_times(self) -> list[int]:
+        return [int(stamp) for stamp in self.failures.split()]
 
 
 #: a record that can join a translation group (WPML's): it has ``language`` and
@@ -269,26 +318,14 @@ MODELS: tuple[type[BaseModel], ...] = (
     EventTerm,
     SearchWord,
     SiteState,
+    LoginThrottle,
 )
 
 
-def bind_models(database: pw.Database) -> None:
-    """Attach every model to ``database`` for the calling thread (cheap when already so)."""
-    if User._meta.database is not database:
-        database.bind(list(MODELS), bind_refs=False, bind_backrefs=False)
-
-
-def create_schema(database: pw.Database) -> None:
-    """Create missing tables, indexes and counter rows; safe on an existing database."""
-    from .state import ensure_state_rows
-
-    bind_models(database)
-    with database.connection_context():
-        with database.atomic():
-            database.create_tables(list(MODELS), safe=True)
-            ensure_state_rows()
-        if isinstance(database, pw.SqliteDatabase):
-            # refresh the planner's statistics where they are stale, so that e.g. an
-            # ``include`` list is read by primary key rather than by the archive index
-            database.execute_sql("PRAGMA optimize")
-
+def bind_models(database: pw.Database, login_store: pw.Database) -> None:
+    """Attach every model to ``database`` but the failed-login counters, attached to
+    ``login_store`` (``db.login_store(database)``); cheap when already so."""
+    if User._meta.database is not database or LoginThrottle._meta.database is not login_store:
+        records = [model for model in MODELS if model is not LoginThrottle]
+        database.bind(records, bind_refs=False, bind_backrefs=False)
+        login_store.bind([LoginThrottle], bind_refs=False, bind_backrefs=False)

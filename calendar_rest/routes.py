@@ -1,20 +1,43 @@
 """Every route of the namespace, as data: the one place to compare with TEC's ``Main.php``.
 
-Each entry names the resource, the route's shape and the methods the contract
-promises. The Werkzeug ``Map`` is built from this table; the namespace root and
-``/doc`` describe the same table.
+Each :class:`RouteSpec` names the resource, the route's shape, the methods the
+contract promises and what its path variables mean. At start-up :func:`route_table`
+reads the resource classes once and records, for every route and method, the
+responder that serves it and the argument set it declared with :func:`accepts`
+(Falcon's way: nothing is looked up per request). The dispatcher binds that table to
+resource instances, and the namespace index and ``/doc`` describe the same table.
+
+Responders are named ``on_<verb>[_<shape suffix>]``: ``collection`` gives
+``on_get_collection``, ``item`` gives ``on_get``, ``by_slug`` ``on_get_by_slug``;
+POST, PUT and PATCH on an item share ``on_post``, as TEC's ``EDITABLE`` does.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import typing as t
 
+from marshmallow import Schema
 from werkzeug.routing import BaseConverter, Map, Rule
 
+from .messages import N_
 from .settings import NAMESPACE
 
 READ = ("GET",)
 EDIT = ("POST", "PUT", "PATCH")
+ITEM = ("GET", *EDIT, "DELETE")
+SHAPE_SUFFIX = {"collection": "_collection", "item": "", "by_slug": "_by_slug", "index": ""}
+METHOD_VERB = {"GET": "get", "POST": "post", "PUT": "post", "PATCH": "post", "DELETE": "delete"}
+#: a schema class, or the name of the resource class attribute holding one
+ArgumentSet = type[Schema] | str
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
+#: Werkzeug converter → (WordPress's registered regex, JSON Schema of the value)
+CONVERTERS: dict[str, tuple[str, dict[str, t.Any]]] = {
+    "int": (r"\d+", {"type": "integer", "minimum": 0}),
+    "slug": (r"[^/]+", {"type": "string", "pattern": "^[^/]+$"}),
+}
+VARIABLE_RE = re.compile(r"<(?:(\w+):)?(\w+)>")
 
 
 class SlugConverter(BaseConverter):
@@ -29,42 +52,189 @@ class RouteSpec(t.NamedTuple):
     resource: str
     shape: str
     methods: tuple[str, ...]
+    #: what each path variable means (for the index and ``/doc``)
+    variables: dict[str, str] = {}
+    #: the path is the site's, not the namespace's (the REST index of discovery)
+    site: bool = False
+
+
+def _post_routes(collection: str, id_help: str, slug_help: str) -> tuple[RouteSpec, ...]:
+    """A post type's three routes (TEC registers the same trio for events, venues and
+    organizers): the collection, the item by ID and the item by slug."""
+    return (
+        RouteSpec(f"/{collection}", collection, "collection", ("GET", "POST")),
+        RouteSpec(f"/{collection}/<int:id>", collection, "item", ITEM, {"id": id_help}),
+        RouteSpec(
+            f"/{collection}/by-slug/<slug:slug>", collection, "by_slug", ITEM, {"slug": slug_help}
+        ),
+    )
+
+
+def _term_routes(collection: str, id_help: str) -> tuple[RouteSpec, ...]:
+    """A taxonomy's two routes (core's term controller order: GET, EDIT, DELETE)."""
+    return (
+        RouteSpec(f"/{collection}", collection, "collection", ("GET", "POST")),
+        RouteSpec(
+            f"/{collection}/<int:id>", collection, "item", ("GET", *EDIT, "DELETE"), {"id": id_help}
+        ),
+    )
 
 
 ROUTES: tuple[RouteSpec, ...] = (
+    RouteSpec("/", "site", "index", READ, site=True),
     RouteSpec("/", "root", "index", READ),
     RouteSpec("/doc", "doc", "index", READ),
-    RouteSpec("/events", "events", "collection", ("GET", "POST")),
-    RouteSpec("/events/<int:id>", "events", "item", ("GET", "DELETE", *EDIT)),
-    RouteSpec("/events/by-slug/<slug:slug>", "events", "by_slug", ("GET", "DELETE", *EDIT)),
-    RouteSpec("/venues", "venues", "collection", ("GET", "POST")),
-    RouteSpec("/venues/<int:id>", "venues", "item", ("GET", "DELETE", *EDIT)),
-    RouteSpec("/venues/by-slug/<slug:slug>", "venues", "by_slug", ("GET", "DELETE", *EDIT)),
-    RouteSpec("/organizers", "organizers", "collection", ("GET", "POST")),
-    RouteSpec("/organizers/<int:id>", "organizers", "item", ("GET", "DELETE", *EDIT)),
-    RouteSpec("/organizers/by-slug/<slug:slug>", "organizers", "by_slug", ("GET", "DELETE", *EDIT)),
-    RouteSpec("/categories", "categories", "collection", ("GET", "POST")),
-    RouteSpec("/categories/<int:id>", "categories", "item", ("GET", *EDIT, "DELETE")),
-    RouteSpec("/tags", "tags", "collection", ("GET", "POST")),
-    RouteSpec("/tags/<int:id>", "tags", "item", ("GET", *EDIT, "DELETE")),
+    *_post_routes("events", N_("The event post ID"), N_("The event post slug")),
+    *_post_routes("venues", N_("The venue post ID"), N_("The venue post slug")),
+    *_post_routes("organizers", N_("The organizer post ID"), N_("The organizer post slug")),
+    *_term_routes("categories", N_("The category term ID")),
+    *_term_routes("tags", N_("The tag term ID")),
 )
 
 
-def endpoint_name(spec: RouteSpec) -> str:
-    return f"{spec.resource}.{spec.shape}"
+def accepts(arguments: ArgumentSet, *, collect_errors: bool = False) -> t.Callable[[F], F]:
+    """Declare the argument set a responder validates with.
+
+    The dispatcher validates the request with it before calling the responder, and
+    the namespace index and ``/doc`` describe the same declaration, so what is
+    documented is what is validated. Invalid parameters are refused there, unless
+    the responder ``collect_errors``: it then checks the records its valid
+    parameters name and reports every failure together, as WordPress does. A string
+    names a class attribute, for responders shared by sibling resources (venues and
+    organizers) that differ only in their schemas.
+    """
+
+    def declare(responder: F) -> F:
+        responder.arguments = arguments  # type: ignore[attr-defined]
+        responder.collects_errors = collect_errors  # type: ignore[attr-defined]
+        return responder
+
+    return declare
 
 
-def build_url_map() -> Map:
-    """The Werkzeug map of the namespace; trailing slashes are stripped before matching
-    (WordPress ignores them), so no rule ever redirects."""
-    rules = [
-        Rule(
-            f"/{NAMESPACE}" + ("" if spec.path == "/" else spec.path),
-            endpoint=endpoint_name(spec),
-            methods=list(spec.methods),
+def responder_name(method: str, shape: str) -> str:
+    return f"on_{METHOD_VERB[method]}{SHAPE_SUFFIX[shape]}"
+
+
+@dataclasses.dataclass(frozen=True)
+class PathVariable:
+    name: str
+    schema: dict[str, t.Any]
+    description: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Endpoint:
+    """One responder of a route and the methods it serves (POST, PUT and PATCH share
+    one on items)."""
+
+    methods: tuple[str, ...]
+    responder: str
+    arguments: type[Schema] | None
+    #: the responder reports invalid parameters itself, with its own checks
+    collects_errors: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Route:
+    spec: RouteSpec
+    variables: tuple[PathVariable, ...]
+    endpoints: tuple[Endpoint, ...]
+
+    @property
+    def key(self) -> str:
+        """The route's endpoint name in the Werkzeug map: ``events.item``."""
+        return f"{self.spec.resource}.{self.spec.shape}"
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(method for endpoint in self.endpoints for method in endpoint.methods)
+
+    def endpoint(self, method: str) -> Endpoint | None:
+        return next((e for e in self.endpoints if method in e.methods), None)
+
+    @property
+    def relative_path(self) -> str:
+        """The path below the namespace root: ``""`` for the root itself."""
+        return "" if self.spec.path == "/" else self.spec.path
+
+    @property
+    def rule(self) -> str:
+        """The path the Werkzeug map matches."""
+        return "/" if self.spec.site else f"/{NAMESPACE}{self.relative_path}"
+
+    @property
+    def wordpress_pattern(self) -> str:
+        """The route as WordPress registers it: ``/events/(?P<id>\\d+)``."""
+        return VARIABLE_RE.sub(
+            lambda match: f"(?P<{match[2]}>{CONVERTERS[match[1]][0]})", self.relative_path
         )
-        for spec in ROUTES
-    ]
+
+    @property
+    def openapi_path(self) -> str:
+        """The route as an OpenAPI path template: ``/events/{id}``."""
+        return VARIABLE_RE.sub(lambda match: "{" + match[2] + "}", self.spec.path)
+
+
+def namespace_routes(routes: t.Iterable[Route]) -> tuple[Route, ...]:
+    """The routes of the namespace (what its index and ``/doc`` describe)."""
+    return tuple(route for route in routes if not route.spec.site)
+
+
+def route_table(resource_classes: t.Mapping[str, type]) -> tuple[Route, ...]:
+    """Every route with the responders its resource class defines, in ``ROUTES``
+    order; a method without a responder is not served.
+
+    :raises LookupError: a route names a resource without a class.
+    """
+    missing = sorted({spec.resource for spec in ROUTES} - set(resource_classes))
+    if missing:
+        raise LookupError(f"routes name resources without a class: {missing}")
+    routes = []
+    for spec in ROUTES:
+        endpoints = _endpoints(spec, resource_classes[spec.resource])
+        if endpoints:
+            routes.append(Route(spec, _variables(spec), endpoints))
+    return tuple(routes)
+
+
+def _variables(spec: RouteSpec) -> tuple[PathVariable, ...]:
+    return tuple(
+        PathVariable(name, CONVERTERS[converter][1], spec.variables[name])
+        for converter, name in VARIABLE_RE.findall(spec.path)
+    )
+
+
+def _endpoints(spec: RouteSpec, resource_class: type) -> tuple[Endpoint, ...]:
+    """One endpoint per responder, methods grouped in the route table's order."""
+    grouped: dict[str, list[str]] = {}
+    for method in spec.methods:
+        name = responder_name(method, spec.shape)
+        if getattr(resource_class, name, None) is not None:
+            grouped.setdefault(name, []).append(method)
+    return tuple(
+        Endpoint(
+            tuple(methods),
+            name,
+            _declared(resource_class, name),
+            getattr(getattr(resource_class, name), "collects_errors", False),
+        )
+        for name, methods in grouped.items()
+    )
+
+
+def _declared(resource_class: type, responder: str) -> type[Schema] | None:
+    arguments = getattr(getattr(resource_class, responder), "arguments", None)
+    if isinstance(arguments, str):
+        arguments = getattr(resource_class, arguments)
+    return t.cast("type[Schema] | None", arguments)
+
+
+def build_url_map(routes: t.Iterable[Route]) -> Map:
+    """The Werkzeug map of the namespace, matched on paths alone (the dispatcher picks
+    the method's endpoint); trailing slashes are stripped before matching
+    (WordPress ignores them), so no rule ever redirects."""
+    rules = [Rule(route.rule, endpoint=route.key) for route in routes]
     return Map(
         rules,
         converters={"slug": SlugConverter},

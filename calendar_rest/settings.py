@@ -1,20 +1,30 @@
 """Run-time settings of one application instance.
 
-Everything tunable lives in one frozen dataclass built by ``create_app`` from keyword
-arguments, so resources receive their configuration explicitly instead of reading
-globals or the environment.
+Everything tunable lives in one frozen dataclass built by ``create_app``: a keyword
+argument wins, then the environment variable ``CALENDAR_REST_<NAME>`` (integers in
+decimal, booleans ``true``/``false``, ``1``/``0``, ``yes``/``no``, ``on``/``off``),
+then the default. Resources receive their configuration explicitly instead of reading
+globals or the environment; an invalid value fails at start-up, naming the setting.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import os
+import typing as t
+from urllib.parse import urlsplit
 
+from .dates import DateParseError, resolve_timezone
+
+ENV_PREFIX = "CALENDAR_REST_"
 DATABASE_URL_ENV = "CALENDAR_REST_DATABASE_URL"
 DEFAULT_DATABASE_URL = "sqlite:///calendar.db"
 NAMESPACE = "calendar/events/v1"
 LANGUAGES = ("en", "fr")
 DEFAULT_LANGUAGE = "en"
+TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
+FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,16 +50,50 @@ class Settings:
     geofence_unit: str = "miles"
     #: responses kept by the read cache (0 disables it); any write invalidates them all
     cache_entries: int = 2048
+    #: failed-login throttling (per login and per client address), and its limits
+    login_throttling: bool = True
+    login_max_failures_per_user: int = 5
+    login_max_failures_per_address: int = 20
+    #: seconds over which failures are counted
+    login_failure_window: int = 900
+    #: seconds a lock lasts (doubled for a repeated lock within a day, at most 86,400)
+    login_lockout: int = 900
+    #: origins (``scheme://host[:port]``) whose pages may send credentials and write;
+    #: every origin may read what anonymous visitors read (see ``cors.py``)
+    cors_origins: tuple[str, ...] = ()
 
     @classmethod
-    def build(cls, database_url: str | None = None, **overrides: object) -> Settings:
-        """Resolve the database URL (argument, then env, then default) and apply overrides."""
-        url = database_url or os.environ.get(DATABASE_URL_ENV) or DEFAULT_DATABASE_URL
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(overrides) - known)
+    def build(
+        cls,
+        database_url: str | None = None,
+        environ: t.Mapping[str, str] | None = None,
+        **overrides: object,
+    ) -> Settings:
+        """Resolve every setting: ``overrides``, then ``CALENDAR_REST_<NAME>`` in
+        ``environ`` (default ``os.environ``), then the default; the database URL comes
+        from ``database_url`` first."""
+        env = os.environ if environ is None else environ
+        known = {field.name: field for field in dataclasses.fields(cls)}
+        unknown = sorted(set(overrides) - set(known))
         if unknown:
             raise TypeError(f"unknown setting(s): {', '.join(unknown)}")
-        settings = cls(database_url=url, **overrides)  # type: ignore[arg-type]
+        values: dict[str, object] = {}
+        for name, field in known.items():
+            variable = ENV_PREFIX + name.upper()
+            if name in overrides:
+                values[name] = overrides[name]
+            elif variable in env and env[variable] != "":
+                values[name] = _from_environment(variable, env[variable], str(field.type))
+        values["database_url"] = database_url or values.get("database_url") or DEFAULT_DATABASE_URL
+        origins = values.get("cors_origins", ())
+        if isinstance(origins, str):
+            origins = origins.split(",")
+        values["cors_origins"] = tuple(
+            normalize_origin(origin)
+            for origin in t.cast(t.Iterable[str], origins)
+            if origin.strip()
+        )
+        settings = cls(**values)  # type: ignore[arg-type]
         settings.validate()
         return settings
 
@@ -59,9 +103,67 @@ class Settings:
             raise ValueError("per_page settings must be positive")
         if self.geofence_unit not in ("miles", "kms"):
             raise ValueError("geofence_unit must be 'miles' or 'kms'")
-        from .dates import DateParseError, resolve_timezone
-
+        positive = (
+            "max_body_bytes",
+            "login_max_failures_per_user",
+            "login_max_failures_per_address",
+            "login_failure_window",
+            "login_lockout",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a positive integer")
+        for origin in self.cors_origins:
+            normalize_origin(origin)
         try:
             resolve_timezone(self.timezone)
         except DateParseError as exc:
             raise ValueError(f"invalid site timezone {self.timezone!r}") from exc
+
+    @property
+    def site_zone(self) -> dt.tzinfo:
+        """The site's time zone (validated at start-up)."""
+        return resolve_timezone(self.timezone)
+
+
+def normalize_origin(text: str) -> str:
+    """A ``cors_origins`` entry as compared with ``Origin``: lower case, without a
+    trailing slash.
+
+    :raises ValueError: for ``*``, ``null``, a path, a query or a scheme other than
+        http(s).
+    """
+    origin = text.strip().lower().rstrip("/")
+    parts = urlsplit(origin)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or "@" in parts.netloc
+        or parts.path
+        or parts.query
+        or parts.fragment
+    ):
+        raise ValueError(f"cors_origins: {text!r} is not an origin (scheme://host[:port])")
+    return origin
+
+
+def _from_environment(variable: str, text: str, kind: str) -> object:
+    """A setting's value from its environment variable, by the field's declared type.
+
+    :raises ValueError: naming the variable, when the text is not of that type.
+    """
+    try:
+        if kind == "bool":
+            word = text.strip().lower()
+            if word not in TRUE_WORDS | FALSE_WORDS:
+                raise ValueError(text)
+            return word in TRUE_WORDS
+        if kind == "int":
+            return int(text.strip())
+        if kind == "float":
+            return float(text.strip())
+        if kind.startswith("tuple"):
+            return tuple(item.strip() for item in text.split(",") if item.strip())
+    except ValueError:
+        raise ValueError(f"{variable}={text!r} is not a valid {kind}") from None
+    return text

@@ -11,7 +11,15 @@ import html as _html
 import re
 import unicodedata
 
-__all__ = ["fold", "json_ld_escape", "slugify", "strip_tags", "wpautop"]
+__all__ = [
+    "first_free",
+    "fold",
+    "json_ld_escape",
+    "slugify",
+    "strip_tags",
+    "transliterate",
+    "wpautop",
+]
 
 _BLOCK_TAGS = (
     "p|div|ul|ol|li|table|h[1-6]|blockquote|pre|section|article|figure|hr|form|dl|address"
@@ -80,10 +88,27 @@ def slugify(text: str, max_length: int = 200) -> str:
     return slug[:max_length].rstrip("-")
 
 
+def first_free(base: str, taken: set[str]) -> str:
+    """``base`` if it is not ``taken``, else the first free ``base-2``, ``base-3``…
+    (WordPress's ``wp_unique_post_slug`` and ``wp_unique_term_slug`` suffixes)."""
+    if base not in taken:
+        return base
+    number = 2
+    while f"{base}-{number}" in taken:
+        number += 1
+    return f"{base}-{number}"
+
+
+def transliterate(text: str) -> str:
+    """Latin letters NFKD cannot decompose spelled out ("ß" → "ss", "Æ" → "AE"), and
+    typographic dashes made hyphens, as WordPress's ``remove_accents()`` does."""
+    return text.translate(_TRANSLITERATE)
+
+
 def fold(text: str) -> str:
-    """Lower-case ASCII transliteration ("Café Crème" → "cafe creme"), the common form
-    of slugs and search words."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_TRANSLITERATE))
+    """Lower-case ASCII transliteration ("Café Crème" → "cafe creme"): the form of
+    slugs (search words keep every script: see ``search.fold``)."""
+    decomposed = unicodedata.normalize("NFKD", transliterate(text))
     ascii_text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _WHITESPACE.sub(" ", ascii_text).encode("ascii", "ignore").decode("ascii").lower()
 

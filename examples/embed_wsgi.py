@@ -18,8 +18,7 @@ from pathlib import Path
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.test import Client
 
-from calendar_rest import create_app
-from calendar_rest.models import create_schema
+from calendar_rest import create_app, create_schema
 
 if t.TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment

@@ -21,8 +21,7 @@ from pathlib import Path
 import waitress
 from waitress import wasyncore
 
-from calendar_rest import create_app
-from calendar_rest.models import create_schema
+from calendar_rest import create_app, create_schema
 
 EVENTS = "/calendar/events/v1/events"
 

@@ -1,10 +1,15 @@
-"""Shared fixtures: the app on every reachable database backend, users per role, helpers.
+"""Shared fixtures: the app on the selected database backends, users per role, helpers.
 
-Backends come from ``CALENDAR_REST_TEST_BACKENDS`` (default ``sqlite,postgresql,mysql``).
-PostgreSQL and MariaDB/MySQL URLs default to the local servers and can be overridden
-with ``CALENDAR_REST_TEST_POSTGRES_URL`` / ``CALENDAR_REST_TEST_MYSQL_URL``; their test
-database is created when missing. An unreachable backend is skipped, unless
+Backends come from ``CALENDAR_REST_TEST_BACKENDS``: ``sqlite`` by default, so the
+README's ``python -m pytest`` is a one-minute loop; ``.ci/run`` selects
+``sqlite,postgresql,mysql``. PostgreSQL and MariaDB/MySQL URLs default to the local
+servers and can be overridden with ``CALENDAR_REST_TEST_POSTGRES_URL`` /
+``CALENDAR_REST_TEST_MYSQL_URL``; under pytest-xdist each worker gets its own database
+(``<name>_gw0``...), created when missing. An unreachable backend is skipped, unless
 ``CALENDAR_REST_REQUIRE_BACKENDS=1`` (set by CI), where it is an error.
+
+Tests marked ``slow`` (the schemathesis fuzz) are left out unless
+``CALENDAR_REST_TEST_SLOW=1`` (set by CI).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import os
 import sys
 import typing as t
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import peewee
 import pytest
@@ -24,12 +29,38 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calendar_rest import create_app  # noqa: E402
 from calendar_rest.app import Application  # noqa: E402
-from calendar_rest.auth import add_application_password, basic_header  # noqa: E402
-from calendar_rest.db import connect_database  # noqa: E402
-from calendar_rest.models import MODELS, ROLES, User, bind_models, create_schema  # noqa: E402
-from calendar_rest.state import ensure_state_rows  # noqa: E402
+from calendar_rest.auth import basic_header  # noqa: E402
+from calendar_rest.db import connect_database, login_store  # noqa: E402
+from calendar_rest.models import MODELS, ROLES, User, bind_models  # noqa: E402
+from calendar_rest.repository.schema import create_schema  # noqa: E402
+from calendar_rest.repository.site_state import ensure_counters  # noqa: E402
+from calendar_rest.repository.users import add_application_password  # noqa: E402
 
 NS = "/calendar/events/v1"
+#: a caller: a role's user by its login (named after the role), or None for anonymous
+Role = str | None
+ANONYMOUS: Role = None
+ALL_ROLES: tuple[Role, ...] = (
+    ANONYMOUS,
+    "subscriber",
+    "contributor",
+    "author",
+    "editor",
+    "administrator",
+)
+#: the discovery link every response carries (open-web.md §8), after any page links
+DISCOVERY = '<http://localhost/>; rel="https://api.w.org/"'
+#: TEC's eight components, in TEC's order, which the OpenAPI document starts with
+TEC_COMPONENTS = [
+    "ImageSize",
+    "CostDetails",
+    "Term",
+    "Image",
+    "DateDetails",
+    "Event",
+    "Venue",
+    "Organizer",
+]
 DEFAULT_URLS = {
     "postgresql": "postgresql://postgres@127.0.0.1:5432/calendar_rest_test",
     "mysql": "mysql://root@127.0.0.1:3306/calendar_rest_test",
@@ -41,16 +72,51 @@ ENV_URLS = {
 
 
 def selected_backends() -> list[str]:
-    wanted = os.environ.get("CALENDAR_REST_TEST_BACKENDS", "sqlite,postgresql,mysql")
+    wanted = os.environ.get("CALENDAR_REST_TEST_BACKENDS", "sqlite")
     return [name.strip() for name in wanted.split(",") if name.strip()]
 
 
+def _enabled(variable: str) -> bool:
+    return os.environ.get(variable, "") not in ("", "0", "false")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out what does not apply, as deselected rather than skipped (so that a skip
+    always means something is missing): the ``slow`` tests unless
+    ``CALENDAR_REST_TEST_SLOW=1``, the real-client tests (``clients``) unless
+    ``CALENDAR_REST_TEST_CLIENTS=1``, and a ``backends(...)`` test on the other backends."""
+    run_slow = _enabled("CALENDAR_REST_TEST_SLOW")
+    run_clients = _enabled("CALENDAR_REST_TEST_CLIENTS")
+
+    def applies(item: pytest.Item) -> bool:
+        if item.get_closest_marker("slow") and not run_slow:
+            return False
+        if item.get_closest_marker("clients") and not run_clients:
+            return False
+        only = item.get_closest_marker("backends")
+        callspec = getattr(item, "callspec", None)
+        backend = callspec.params.get("database_url") if callspec is not None else None
+        return only is None or backend is None or backend in only.args
+
+    left_out = [item for item in items if not applies(item)]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if applies(item)]
+
+
 def backends_required() -> bool:
-    return os.environ.get("CALENDAR_REST_REQUIRE_BACKENDS", "") not in ("", "0", "false")
+    return _enabled("CALENDAR_REST_REQUIRE_BACKENDS")
 
 
 def _server_url(backend: str) -> str:
-    return os.environ.get(ENV_URLS[backend]) or DEFAULT_URLS[backend]
+    """The backend's test database URL; each xdist worker uses a database of its own,
+    since every test empties the tables."""
+    url = os.environ.get(ENV_URLS[backend]) or DEFAULT_URLS[backend]
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"{parts.path}_{worker}"))
 
 
 def _ensure_database(backend: str, url: str) -> None:
@@ -88,7 +154,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
                 pytest.fail(message)
             pytest.skip(message)
     database = connect_database(url)
-    bind_models(database)
+    bind_models(database, login_store(database))
     with database.connection_context():
         database.drop_tables(list(MODELS), safe=True)  # a fresh schema for every run
     create_schema(database)
@@ -100,7 +166,7 @@ def _empty_tables(app: Application) -> None:
     with app.database.connection_context():
         for model in reversed(MODELS):
             model.delete().execute()
-        ensure_state_rows()
+        ensure_counters()
 
 
 @pytest.fixture
@@ -130,10 +196,12 @@ class Api:
     def add_user(self, login: str, role: str) -> User:
         with self.app.database.connection_context():
             user = User.create(
-                login=login, email=f"{login}@example.test", role=role,
+                login=login,
+                email=f"{login}@example.test",
+                role=role,
                 registered=dt.datetime(2026, 1, 1),
             )
-            self.passwords[login] = add_application_password(user)
+            self.passwords[login] = add_application_password(user, dt.datetime(2026, 1, 1))
         self.users[login] = user
         return user
 
@@ -232,7 +300,7 @@ def sibling_app(app: Application) -> t.Iterator[t.Callable[..., Application]]:
     yield build
     for other in built:
         other.database.close_all()
-    bind_models(app.database)
+    bind_models(app.database, app.login_store)
 
 
 def api_for(other: Application, api: Api) -> Api:

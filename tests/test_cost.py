@@ -246,14 +246,14 @@ def test_end_to_end_from_client_input(
     raw: object, expected_cost: str, expected_details: dict[str, object]
 ) -> None:
     info = CostInfo.from_input(raw)
-    cost, details = cost_representation(info.values, info.symbol, info.position)
+    cost, details = cost_representation(info)
     assert cost == expected_cost
     assert details == expected_details
 
 
 def test_cost_representation_matches_parts() -> None:
     values, symbol, position = ("$25 – $40",), "$", "prefix"
-    assert cost_representation(values, symbol, position, default_symbol="€") == (
+    assert cost_representation(CostInfo(values, symbol, position), default_symbol="€") == (
         format_cost(values, symbol, position, default_symbol="€"),
         cost_details(values, symbol, position),
     )

@@ -7,7 +7,7 @@ import logging
 import typing as t
 
 import pytest
-from conftest import NS, Api, assert_wp_error
+from conftest import NS, Api, api_for, assert_wp_error
 from werkzeug.exceptions import NotFound
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.test import Client
@@ -19,7 +19,6 @@ START = "2026-12-05 19:00:00"
 END = "2026-12-05 21:00:00"
 BODY = {"title": "Jazz Night", "start_date": START, "end_date": END}
 HUGE_ID = "99999999999999999999"
-
 
 
 def new_event(api: Api) -> dict[str, t.Any]:
@@ -36,7 +35,7 @@ def new_event(api: Api) -> dict[str, t.Any]:
     [
         ("GET", f"{NS}/nope"),
         ("GET", "/nope"),
-        ("GET", "/"),
+        ("GET", "/calendar"),
         ("GET", f"{NS}/events/abc"),
         ("GET", f"{NS}/events/-1"),
         ("GET", f"{NS}/events/1.5"),
@@ -46,7 +45,8 @@ def new_event(api: Api) -> dict[str, t.Any]:
         ("PATCH", f"{NS}/events"),
         ("DELETE", f"{NS}/events"),
         ("DELETE", f"{NS}/events/abc"),
-        ("OPTIONS", f"{NS}/events/1"),
+        ("TRACE", f"{NS}/events/1"),
+        ("OPTIONS", f"{NS}/nowhere"),
     ],
 )
 def test_an_unmatched_route_or_method_is_rest_no_route(api: Api, method: str, path: str) -> None:
@@ -82,9 +82,16 @@ def test_a_body_that_is_not_a_json_object_is_rest_invalid_json(
     assert body["message"] == "Invalid JSON body passed."
 
 
-def test_invalid_json_is_reported_even_to_anonymous_callers(api: Api) -> None:
-    response = api.post("/events", data="{bad", content_type="application/json; charset=utf-8")
-    assert_wp_error(response, 400, "rest_invalid_json")
+def test_invalid_json_is_reported_before_permissions_but_not_read_for_anonymous_callers(
+    api: Api,
+) -> None:
+    kwargs: dict[str, t.Any] = {
+        "data": "{bad",
+        "content_type": "application/json; charset=utf-8",
+    }
+    assert_wp_error(api.post("/events", "subscriber", **kwargs), 400, "rest_invalid_json")
+    # an anonymous write is refused before its body is read (security.md C1)
+    assert_wp_error(api.post("/events", **kwargs), 401, "rest_forbidden")
 
 
 def test_an_empty_json_body_is_an_empty_parameter_set(api: Api) -> None:
@@ -109,14 +116,18 @@ def test_a_body_over_the_size_limit_is_a_413(
 
 
 def test_an_unexpected_exception_is_a_logged_json_500_without_a_traceback(
-    api: Api, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    api: Api,
+    sibling_app: t.Any,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     def explode(self: Events, call: t.Any) -> t.NoReturn:
         raise RuntimeError("secret internal detail")
 
     monkeypatch.setattr(Events, "on_get_collection", explode)
+    exploding = api_for(sibling_app(), api)  # responders are bound at start-up
     with caplog.at_level(logging.ERROR, logger="calendar_rest"):
-        response = api.get("/events")
+        response = exploding.get("/events")
     body = assert_wp_error(response, 500, "rest_internal_error")
     assert body == {
         "code": "rest_internal_error",
@@ -133,12 +144,19 @@ def test_an_unexpected_exception_is_a_logged_json_500_without_a_traceback(
 
 
 def test_the_app_keeps_serving_after_an_unexpected_exception(
-    api: Api, monkeypatch: pytest.MonkeyPatch
+    api: Api, sibling_app: t.Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with monkeypatch.context() as patch:
-        patch.setattr(Events, "on_get_collection", lambda self, call: 1 / 0)
-        assert_wp_error(api.get("/events"), 500, "rest_internal_error")
-    assert api.get("/events").status_code == 200
+    original = Events.on_get_collection
+    calls: list[int] = []
+
+    def explode_once(self: Events, call: t.Any) -> t.Any:
+        calls.append(1)
+        return 1 / 0 if len(calls) == 1 else original(self, call)
+
+    monkeypatch.setattr(Events, "on_get_collection", explode_once)
+    flaky = api_for(sibling_app(), api)  # responders are bound at start-up
+    assert_wp_error(flaky.get("/events"), 500, "rest_internal_error")
+    assert flaky.get("/events").status_code == 200
 
 
 # -- where the app is mounted ----------------------------------------------------------

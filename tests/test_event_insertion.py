@@ -12,7 +12,7 @@ from conftest import Api, api_for, assert_wp_error
 from werkzeug.test import TestResponse
 
 from calendar_rest.app import Application
-from calendar_rest.models import TAXONOMY_CATEGORY
+from calendar_rest.taxonomies import CATEGORIES
 
 START = "2026-12-05 19:00:00"
 END = "2026-12-05 21:00:00"
@@ -45,8 +45,6 @@ def created(api: Api, as_: str = "administrator", **fields: t.Any) -> dict[str, 
     return t.cast(dict[str, t.Any], response.json)
 
 
-
-
 # -- required and invalid parameters ---------------------------------------------------
 
 MISSING_SETS = [combo for size in (1, 2, 3) for combo in itertools.combinations(REQUIRED, size)]
@@ -70,9 +68,13 @@ def test_each_missing_required_combination_is_listed_in_declaration_order(
     assert body["message"] == "Missing parameter(s): " + ", ".join(missing)
 
 
-def test_an_empty_body_misses_all_three_required_parameters_even_anonymously(api: Api) -> None:
-    body = assert_wp_error(api.post("/events"), 400, "rest_missing_callback_param")
+def test_an_empty_body_misses_all_three_required_parameters_even_for_a_subscriber(
+    api: Api,
+) -> None:
+    body = assert_wp_error(api.post("/events", "subscriber"), 400, "rest_missing_callback_param")
     assert body["data"]["params"] == ["title", "start_date", "end_date"]
+    # an anonymous write is refused before its body is read (security.md C1)
+    assert_wp_error(api.post("/events"), 401, "rest_forbidden")
 
 
 INVALID_VALUES: list[tuple[str, t.Any]] = [
@@ -112,9 +114,12 @@ def test_several_invalid_values_are_reported_together(api: Api) -> None:
 
 
 def test_invalid_parameters_are_reported_before_permissions(api: Api) -> None:
-    assert_wp_error(api.post("/events", json=event_body(title="")), 400, "rest_invalid_param")
-    assert_wp_error(api.post("/events", json=event_body()), 401, "rest_forbidden")
+    invalid = event_body(title="")
+    assert_wp_error(api.post("/events", "subscriber", json=invalid), 400, "rest_invalid_param")
     assert_wp_error(api.post("/events", "subscriber", json=event_body()), 403, "rest_forbidden")
+    # but an anonymous write is refused before its body is read (security.md C1)
+    assert_wp_error(api.post("/events", json=invalid), 401, "rest_forbidden")
+    assert_wp_error(api.post("/events", json=event_body()), 401, "rest_forbidden")
 
 
 # -- dates and time zones --------------------------------------------------------------
@@ -295,8 +300,13 @@ def test_an_inline_venue_is_created_and_embedded(api: Api) -> None:
     assert isinstance(venue["id"], int)
     assert (venue["venue"], venue["city"], venue["country"]) == ("Blue Hall", "Paris", "France")
     assert "address" not in venue  # empty values are dropped
-    assert list(venue)[-6:] == ["show_map", "show_map_link", "global_id", "global_id_lineage",
-                                *ADDITIVE_KEYS]
+    assert list(venue)[-6:] == [
+        "show_map",
+        "show_map_link",
+        "global_id",
+        "global_id_lineage",
+        *ADDITIVE_KEYS,
+    ]
 
 
 def test_posting_the_same_inline_venue_again_reuses_it(api: Api) -> None:
@@ -359,7 +369,7 @@ def test_an_inline_organizer_without_a_name_is_refused(api: Api) -> None:
 def test_an_unknown_category_name_creates_the_term(api: Api) -> None:
     term = created(api, categories=["Live Music"])["categories"][0]
     assert (term["name"], term["slug"], term["taxonomy"]) == (
-        "Live Music", "live-music", TAXONOMY_CATEGORY,
+        "Live Music", "live-music", CATEGORIES.name,
     )  # fmt: skip
     assert term["urls"]["self"].endswith(f"/calendar/events/v1/categories/{term['id']}")
 

@@ -16,7 +16,7 @@ import typing as t
 import pytest
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from conftest import Api
+from conftest import TEC_COMPONENTS, Api
 from openapi_schema_validator import OAS30Validator, oas30_format_checker
 from openapi_spec_validator import validate as validate_spec
 from referencing import Registry, Resource
@@ -27,9 +27,6 @@ from calendar_rest.schemas.representations import COMPONENTS
 
 #: where the generated document lives in the validators' registry
 SPEC_URI = "urn:calendar-rest:doc"
-TEC_COMPONENTS = [
-    "ImageSize", "CostDetails", "Term", "Image", "DateDetails", "Event", "Venue", "Organizer",
-]
 Body = dict[str, t.Any]
 
 
@@ -37,7 +34,9 @@ Body = dict[str, t.Any]
 def spec() -> dict[str, t.Any]:
     """A minimal OpenAPI document holding every component, as the lead's ``/doc`` will."""
     document = APISpec(
-        title="Calendar REST", version="1.0.0", openapi_version="3.0.3",
+        title="Calendar REST",
+        version="1.0.0",
+        openapi_version="3.0.3",
         plugins=[MarshmallowPlugin()],
     )
     for name, schema in COMPONENTS.items():
@@ -81,8 +80,11 @@ def image_id(api: Api) -> int:
     """An attachment with known dimensions, as an uploaded image has."""
     with api.app.database.connection_context():
         attachment = Attachment.create(
-            url="https://example.com/images/hall.jpg", extension="jpg", width=1200,
-            height=800, created=dt.datetime(2026, 1, 1),
+            url="https://example.com/images/hall.jpg",
+            extension="jpg",
+            width=1200,
+            height=800,
+            created=dt.datetime(2026, 1, 1),
         )
     return attachment.id
 
@@ -90,13 +92,29 @@ def image_id(api: Api) -> int:
 @pytest.fixture
 def venue(api: Api, image_id: int) -> Body:
     """A venue with every column filled (the excerpt only the database can set)."""
-    body = ok(api.post("/venues", "administrator", json={
-        "venue": "Blue Hall", "description": "A concert hall.", "address": "1 Main St",
-        "city": "Springfield", "country": "United States", "province": "Sangamon",
-        "state": "IL", "zip": "62701", "phone": "555-0100", "stateprovince": "IL",
-        "website": "https://bluehall.example", "geo_lat": 39.8, "geo_lng": -89.65,
-        "image": image_id,
-    }), 201)
+    body = ok(
+        api.post(
+            "/venues",
+            "administrator",
+            json={
+                "venue": "Blue Hall",
+                "description": "A concert hall.",
+                "address": "1 Main St",
+                "city": "Springfield",
+                "country": "United States",
+                "province": "Sangamon",
+                "state": "IL",
+                "zip": "62701",
+                "phone": "555-0100",
+                "stateprovince": "IL",
+                "website": "https://bluehall.example",
+                "geo_lat": 39.8,
+                "geo_lng": -89.65,
+                "image": image_id,
+            },
+        ),
+        201,
+    )
     with api.app.database.connection_context():
         Venue.update(excerpt="Music.").where(Venue.id == body["id"]).execute()
     return body
@@ -104,10 +122,21 @@ def venue(api: Api, image_id: int) -> Body:
 
 @pytest.fixture
 def organizers(api: Api, image_id: int) -> list[Body]:
-    first = ok(api.post("/organizers", "administrator", json={
-        "organizer": "Ada", "description": "Promoter.", "phone": "555-0101",
-        "website": "https://ada.example", "email": "ada@example.com", "image": image_id,
-    }), 201)
+    first = ok(
+        api.post(
+            "/organizers",
+            "administrator",
+            json={
+                "organizer": "Ada",
+                "description": "Promoter.",
+                "phone": "555-0101",
+                "website": "https://ada.example",
+                "email": "ada@example.com",
+                "image": image_id,
+            },
+        ),
+        201,
+    )
     with api.app.database.connection_context():
         Organizer.update(excerpt="Shows.").where(Organizer.id == first["id"]).execute()
     second = ok(api.post("/organizers", "administrator", json={"organizer": "Bob"}), 201)
@@ -118,9 +147,18 @@ def organizers(api: Api, image_id: int) -> list[Body]:
 def terms(api: Api) -> dict[str, Body]:
     """A parent category, its child, and a tag."""
     parent = ok(api.post("/categories", "administrator", json={"name": "Music"}), 201)
-    child = ok(api.post("/categories", "administrator", json={
-        "name": "Jazz", "parent": parent["id"], "description": "Swing and bop.",
-    }), 201)
+    child = ok(
+        api.post(
+            "/categories",
+            "administrator",
+            json={
+                "name": "Jazz",
+                "parent": parent["id"],
+                "description": "Swing and bop.",
+            },
+        ),
+        201,
+    )
     tag = ok(api.post("/tags", "administrator", json={"name": "Outdoor"}), 201)
     return {"parent": parent, "child": child, "tag": tag}
 
@@ -131,10 +169,18 @@ def full_event(
 ) -> Body:
     """A published event with everything set, as created."""
     return api.create_event(
-        title="Jazz night", description="Live music.", excerpt="Jazz.",
-        venue=venue["id"], organizer=[organizer["id"] for organizer in organizers],
-        categories=[terms["child"]["id"]], tags=[terms["tag"]["id"]], image=image_id,
-        cost="$10 - 20", website="https://jazz.example", all_day=True, featured=True,
+        title="Jazz night",
+        description="Live music.",
+        excerpt="Jazz.",
+        venue=venue["id"],
+        organizer=[organizer["id"] for organizer in organizers],
+        categories=[terms["child"]["id"]],
+        tags=[terms["tag"]["id"]],
+        image=image_id,
+        cost="$10 - 20",
+        website="https://jazz.example",
+        all_day=True,
+        featured=True,
     )
 
 
@@ -173,9 +219,7 @@ def test_an_event_without_links_image_or_cost_conforms(api: Api) -> None:
     assert_conforms(body, "Event")
 
 
-def test_a_password_protected_event_listed_anonymously_conforms(
-    api: Api, full_event: Body
-) -> None:
+def test_a_password_protected_event_listed_anonymously_conforms(api: Api, full_event: Body) -> None:
     api.create_event(title="Secret", password="open sesame", venue=full_event["venue"]["id"])
     body = ok(api.get("/events"))
     secret = next(event for event in body["events"] if event["title"] == "Secret")
@@ -282,9 +326,15 @@ def test_the_schemas_reject_what_the_wire_never_sends(api: Api, full_event: Body
     term = {key: value for key, value in event["categories"][0].items() if key != "filter"}
     dates = {**event["start_date_details"], "year": 2026}
     for bad in (
-        {"venue": [1]}, {"image": True}, {"all_day": "yes"}, {"surprise": 1},
-        {"venue": {**event["venue"], "surprise": 1}}, {"organizer": ["Ada"]},
-        {"categories": [term]}, {"start_date_details": dates}, {"translations": {"en": "1"}},
+        {"venue": [1]},
+        {"image": True},
+        {"all_day": "yes"},
+        {"surprise": 1},
+        {"venue": {**event["venue"], "surprise": 1}},
+        {"organizer": ["Ada"]},
+        {"categories": [term]},
+        {"start_date_details": dates},
+        {"translations": {"en": "1"}},
     ):
         with pytest.raises(AssertionError):
             assert_conforms({**event, **bad}, "Event")
@@ -346,6 +396,7 @@ def test_schemas_declare_keys_in_wire_order(
     }
     bodies["EventTerm"] = bodies["Event"]["categories"][0]
     for component, body in bodies.items():
-        documented = [key for key in spec()["components"]["schemas"][component]["properties"]
-                      if key in body]
+        documented = [
+            key for key in spec()["components"]["schemas"][component]["properties"] if key in body
+        ]
         assert list(body) == documented, component

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import socket
 import subprocess
 import sys
-import threading
 import time
 import typing as t
 import urllib.error
@@ -16,9 +14,8 @@ from email.message import Message
 from pathlib import Path
 
 import pytest
-import waitress
 from conftest import NS, Api
-from waitress import wasyncore
+from live_server import running
 
 pytestmark = pytest.mark.server
 
@@ -40,36 +37,6 @@ def wait_until_answering(url: str, deadline: float) -> tuple[int, Message, t.Any
             if time.monotonic() > deadline:
                 pytest.fail(f"no answer from {url}: {exc}")
             time.sleep(0.1)
-
-
-@contextlib.contextmanager
-def running(app: t.Any) -> t.Iterator[int]:
-    """``app`` under waitress on a free loopback port, in a thread; yields the port."""
-    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
-    stop = threading.Event()
-    thread = threading.Thread(target=poll_until, args=(server, stop), name="waitress")
-    thread.start()
-    try:
-        yield int(server.effective_port)  # type: ignore[union-attr]
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        assert not thread.is_alive(), "waitress did not stop"
-
-
-def poll_until(server: t.Any, stop: threading.Event) -> None:
-    """Serve in short slices until ``stop``, then tidy up on this same thread.
-
-    ``server.close()`` from another thread races with the poll (EBADF in the loop) and
-    leaves client sockets unclosed; shutting down where the loop runs does neither.
-    """
-    socket_map = server._map
-    try:
-        while not stop.is_set():
-            wasyncore.loop(timeout=0.05, map=socket_map, count=1)
-    finally:
-        server.task_dispatcher.shutdown(timeout=5)  # in-flight requests finish first
-        wasyncore.close_all(socket_map)
 
 
 def test_events_route_over_http(api: Api) -> None:

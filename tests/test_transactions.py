@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import functools
 import json
 import threading
 import typing as t
@@ -12,8 +13,8 @@ import urllib.error
 import urllib.request
 
 import pytest
-import waitress
 from conftest import NS, Api, assert_wp_error
+from live_server import running
 from werkzeug.test import Client
 
 from calendar_rest.app import Application
@@ -107,35 +108,30 @@ SERVER_CREATES = 200
 CLIENT_THREADS = 8
 
 
-def test_a_threaded_server_accepts_many_concurrent_creates(
-    api: Api, app: Application, backend: str
-) -> None:
-    if backend != "sqlite":
-        pytest.skip("SQLite locking behaviour")
-    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
-    port = server.effective_port  # type: ignore[union-attr]
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{port}{NS}/events"
+@pytest.mark.backends("sqlite")  # SQLite's locking: writers queue on one file lock
+def test_a_threaded_server_accepts_many_concurrent_creates(api: Api, app: Application) -> None:
     headers = {**api.headers("author"), "Content-Type": "application/json"}
 
-    def create(number: int) -> int:
+    def create(port: int, number: int) -> int | str:
         payload = {**BODY, "title": f"Concert {number}", "categories": ["Music"]}
         request = urllib.request.Request(
-            url, data=json.dumps(payload).encode(), headers=headers, method="POST"
+            f"http://127.0.0.1:{port}{NS}/events",
+            data=json.dumps(payload).encode(),
+            headers=headers,
+            method="POST",
         )
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return int(response.status)
-        except urllib.error.HTTPError as error:
-            return error.code
+        except urllib.error.HTTPError as error:  # the code too, so a failure says why
+            return f"{error.code} {json.loads(error.read() or b'{}').get('code')}"
+        except OSError as error:
+            return f"{type(error).__name__}: {error}"
 
-    try:
+    with running(app, threads=8) as port:
         with concurrent.futures.ThreadPoolExecutor(CLIENT_THREADS) as pool:
-            statuses = list(pool.map(create, range(SERVER_CREATES), timeout=300))
-    finally:
-        server.close()
-        thread.join(timeout=10)
+            numbers = range(SERVER_CREATES)
+            statuses = list(pool.map(functools.partial(create, port), numbers, timeout=300))
     # a tally, so that a failure says which statuses came back and how often
     assert collections.Counter(statuses) == {201: SERVER_CREATES}
     assert row_counts(app)["Event"] == SERVER_CREATES

@@ -76,8 +76,11 @@ def read(api: Api, kind: Kind, record_id: int) -> dict[str, t.Any]:
 
 
 def listed(api: Api, kind: Kind, root: str = "") -> list[dict[str, t.Any]]:
-    path = f"{root}/{kind.collection}?{kind.list_query()}" if root else (
-        f"/{kind.collection}?{kind.list_query()}")
+    path = (
+        f"{root}/{kind.collection}?{kind.list_query()}"
+        if root
+        else (f"/{kind.collection}?{kind.list_query()}")
+    )
     return t.cast(list[dict[str, t.Any]], body_of(api.get(path))[kind.collection])
 
 
@@ -106,8 +109,9 @@ def test_an_event_created_in_french_is_french(api: Api, how: str) -> None:
     if how == "french root":
         event = create(api, EVENTS, "Concert", french=True)
     else:
-        event = body_of(api.post("/events?i18n_language=fr", "administrator",
-                                 json=EVENTS.body("Concert")), 201)
+        event = body_of(
+            api.post("/events?i18n_language=fr", "administrator", json=EVENTS.body("Concert")), 201
+        )
 
     assert event["language"] == "fr"
     assert event["translations"] == {"fr": event["id"]}
@@ -128,7 +132,8 @@ def test_an_unknown_i18n_language_is_a_400(api: Api, app: Application, kind: Kin
     path = f"/{kind.collection}?i18n_language=de"
     assert bad_params(api.get(path)) == ["i18n_language"]
     assert bad_params(api.post(path, "administrator", json=kind.body("Konzert"))) == [
-        "i18n_language"]
+        "i18n_language"
+    ]
     assert all(count == 0 for count in row_counts(app).values())
 
 
@@ -143,8 +148,10 @@ def test_a_french_translation_joins_the_group_of_its_original(api: Api, kind: Ki
     group = {"en": english["id"], "fr": french["id"]}
     assert (french["language"], french["translations"]) == ("fr", group)
     assert list(french["translations"]) == ["en", "fr"]
-    assert (read(api, kind, english["id"])["language"], read(api, kind, english["id"])[
-        "translations"]) == ("en", group)
+    assert (
+        read(api, kind, english["id"])["language"],
+        read(api, kind, english["id"])["translations"],
+    ) == ("en", group)
     assert read(api, kind, french["id"])["translations"] == group
 
 
@@ -153,11 +160,16 @@ def test_translation_of_is_accepted_with_i18n_language_on_the_default_root(
     api: Api, kind: Kind
 ) -> None:
     english = create(api, kind, "Concert")
-    response = api.post(f"/{kind.collection}?i18n_language=fr", "administrator",
-                        json=kind.body("Concert FR", translation_of=english["id"]))
+    response = api.post(
+        f"/{kind.collection}?i18n_language=fr",
+        "administrator",
+        json=kind.body("Concert FR", translation_of=english["id"]),
+    )
 
     assert body_of(response, 201)["translations"] == {
-        "en": english["id"], "fr": t.cast(dict[str, t.Any], response.json)["id"]}
+        "en": english["id"],
+        "fr": t.cast(dict[str, t.Any], response.json)["id"],
+    }
 
 
 def test_a_translation_of_a_translation_is_stored_against_the_root(
@@ -169,8 +181,9 @@ def test_a_translation_of_a_translation_is_stored_against_the_root(
     with app.database.connection_context():
         assert Event.get_by_id(french).translation_of == english
         assert Event.get_by_id(english).translation_of is None
-        assert translation_root(Event, french, "de") == english
-        assert translation_root(Event, english, "de") == english
+        admin = api.users["administrator"]
+        assert translation_root(Event, french, "de", None, admin).root == english
+        assert translation_root(Event, english, "de", None, admin).root == english
 
 
 @KIND
@@ -181,21 +194,31 @@ def test_a_second_translation_in_a_taken_language_is_refused(
     before = row_counts(app)
 
     for target in (english, french):
-        response = api.post(f"{FR}/{kind.collection}", "administrator",
-                            json=kind.body("Encore", translation_of=target))
+        response = api.post(
+            f"{FR}/{kind.collection}",
+            "administrator",
+            json=kind.body("Encore", translation_of=target),
+        )
         body = assert_wp_error(response, 400, "rest_invalid_param")
         assert list(body["data"]["params"]) == ["translation_of"]
         assert "translation_of" in body["data"]["params"]["translation_of"]
-    assert bad_params(api.post(f"/{kind.collection}", "administrator",
-                               json=kind.body("Again", translation_of=french))) == [
-        "translation_of"]
+    assert bad_params(
+        api.post(
+            f"/{kind.collection}", "administrator", json=kind.body("Again", translation_of=french)
+        )
+    ) == ["translation_of"]
     assert row_counts(app) == before
 
 
 @pytest.mark.parametrize(
     ("kind", "other"),
-    [(EVENTS, VENUES), (VENUES, ORGANIZERS), (ORGANIZERS, EVENTS), (CATEGORIES, TAGS),
-     (TAGS, CATEGORIES)],
+    [
+        (EVENTS, VENUES),
+        (VENUES, ORGANIZERS),
+        (ORGANIZERS, EVENTS),
+        (CATEGORIES, TAGS),
+        (TAGS, CATEGORIES),
+    ],
     ids=lambda kind: kind.collection,
 )
 def test_an_id_of_another_type_is_refused(
@@ -209,8 +232,11 @@ def test_an_id_of_another_type_is_refused(
         number += 1
     before = row_counts(app)
 
-    response = api.post(f"{FR}/{kind.collection}", "administrator",
-                        json=kind.body("Traduction", translation_of=foreign))
+    response = api.post(
+        f"{FR}/{kind.collection}",
+        "administrator",
+        json=kind.body("Traduction", translation_of=foreign),
+    )
 
     assert bad_params(response) == ["translation_of"]
     assert row_counts(app) == before
@@ -222,8 +248,11 @@ def test_an_unknown_or_invalid_id_is_refused(
     api: Api, app: Application, kind: Kind, value: t.Any
 ) -> None:
     before = row_counts(app)
-    response = api.post(f"{FR}/{kind.collection}", "administrator",
-                        json=kind.body("Traduction", translation_of=value))
+    response = api.post(
+        f"{FR}/{kind.collection}",
+        "administrator",
+        json=kind.body("Traduction", translation_of=value),
+    )
 
     assert bad_params(response) == ["translation_of"]
     assert row_counts(app) == before
@@ -236,10 +265,18 @@ def test_a_refused_translation_leaves_no_inline_venue_organizer_or_term_behind(
     create(api, EVENTS, "Concert FR", french=True, translation_of=english)
     before = row_counts(app)
 
-    response = api.post(f"{FR}/events", "administrator", json=EVENTS.body(
-        "Encore", translation_of=english, venue={"venue": "Salle neuve"},
-        organizer=[{"organizer": "Nouvel organisateur"}], categories=["Nouvelle"],
-        tags=["neuf"]))
+    response = api.post(
+        f"{FR}/events",
+        "administrator",
+        json=EVENTS.body(
+            "Encore",
+            translation_of=english,
+            venue={"venue": "Salle neuve"},
+            organizer=[{"organizer": "Nouvel organisateur"}],
+            categories=["Nouvelle"],
+            tags=["neuf"],
+        ),
+    )
 
     assert bad_params(response) == ["translation_of"]
     assert row_counts(app) == before
@@ -286,32 +323,47 @@ def test_the_french_record_is_read_through_the_english_root(api: Api, kind: Kind
 def test_embedded_venue_organizer_and_terms_carry_language_and_translations(
     api: Api, single: bool
 ) -> None:
-    pairs = {kind.collection: translated_pair(api, kind)
-             for kind in (VENUES, ORGANIZERS, CATEGORIES, TAGS)}
-    event = create(api, EVENTS, "Concert", french=True, venue=pairs["venues"][1],
-                   organizer=[pairs["organizers"][1]], categories=[pairs["categories"][1]],
-                   tags=[pairs["tags"][1]])
+    pairs = {
+        kind.collection: translated_pair(api, kind)
+        for kind in (VENUES, ORGANIZERS, CATEGORIES, TAGS)
+    }
+    event = create(
+        api,
+        EVENTS,
+        "Concert",
+        french=True,
+        venue=pairs["venues"][1],
+        organizer=[pairs["organizers"][1]],
+        categories=[pairs["categories"][1]],
+        tags=[pairs["tags"][1]],
+    )
 
     if single:  # in French: through the English root, the English translations show
         event = body_of(api.get(f"{FR}/events/{event['id']}", "administrator"))
     else:
         event = listed(api, EVENTS, FR)[0]
 
-    embedded = {"venues": event["venue"], "organizers": event["organizer"][0],
-                "categories": event["categories"][0], "tags": event["tags"][0]}
+    embedded = {
+        "venues": event["venue"],
+        "organizers": event["organizer"][0],
+        "categories": event["categories"][0],
+        "tags": event["tags"][0],
+    }
     for collection, data in embedded.items():
         english, french = pairs[collection]
         assert data["id"] == french, collection
         assert list(data)[-2:] == ADDITIVE_KEYS, collection
-        assert (data["language"], data["translations"]) == (
-            "fr", {"en": english, "fr": french}), collection
+        assert (data["language"], data["translations"]) == ("fr", {"en": english, "fr": french}), (
+            collection
+        )
     assert list(event)[-2:] == ADDITIVE_KEYS
 
 
 def test_a_password_protected_event_keeps_its_language_keys_when_redacted(api: Api) -> None:
     english = create(api, EVENTS, "Concert")["id"]
-    french = create(api, EVENTS, "Secret", french=True, password="s3cret",
-                    translation_of=english)["id"]
+    french = create(api, EVENTS, "Secret", french=True, password="s3cret", translation_of=english)[
+        "id"
+    ]
 
     item = body_of(api.get(f"{FR}/events"))["events"][0]
 
@@ -329,14 +381,16 @@ def test_an_update_moves_a_record_into_a_group(api: Api, kind: Kind) -> None:
     french = create(api, kind, "Concert FR", french=True)["id"]
 
     # the English root, but the French record: its own language is what counts
-    updated = body_of(api.patch(f"/{kind.collection}/{french}", "administrator",
-                                json={"translation_of": english}))
+    updated = body_of(
+        api.patch(f"/{kind.collection}/{french}", "administrator", json={"translation_of": english})
+    )
 
     group = {"en": english, "fr": french}
     assert (updated["language"], updated["translations"]) == ("fr", group)
     assert read(api, kind, english)["translations"] == group
-    again = api.patch(f"/{kind.collection}/{french}", "administrator",
-                      json={"translation_of": english})
+    again = api.patch(
+        f"/{kind.collection}/{french}", "administrator", json={"translation_of": english}
+    )
     assert body_of(again)["translations"] == group
 
 
@@ -345,8 +399,9 @@ def test_an_update_moving_a_member_leaves_its_old_group(api: Api, kind: Kind) ->
     first, french = translated_pair(api, kind)
     second = create(api, kind, "Second")["id"]
 
-    updated = body_of(api.patch(f"/{kind.collection}/{french}", "administrator",
-                                json={"translation_of": second}))
+    updated = body_of(
+        api.patch(f"/{kind.collection}/{french}", "administrator", json={"translation_of": second})
+    )
 
     assert updated["translations"] == {"en": second, "fr": french}
     assert read(api, kind, first)["translations"] == {"en": first}
@@ -359,8 +414,9 @@ def test_updates_that_would_break_a_group_are_refused(api: Api, kind: Kind) -> N
     other_english = create(api, kind, "Other")["id"]
 
     def refused(record: int, target: int) -> None:
-        response = api.patch(f"/{kind.collection}/{record}", "administrator",
-                             json={"translation_of": target})
+        response = api.patch(
+            f"/{kind.collection}/{record}", "administrator", json={"translation_of": target}
+        )
         assert bad_params(response) == ["translation_of"], (record, target)
 
     refused(french, french)  # itself
@@ -391,14 +447,23 @@ def test_deleting_the_original_term_keeps_its_translation_whole(api: Api, kind: 
 def test_a_translated_event_list_costs_the_same_statements_whatever_the_page_size(
     api: Api, sql_statements: list[str]
 ) -> None:
-    linked = {kind.collection: translated_pair(api, kind)
-              for kind in (VENUES, ORGANIZERS, CATEGORIES, TAGS)}
+    linked = {
+        kind.collection: translated_pair(api, kind)
+        for kind in (VENUES, ORGANIZERS, CATEGORIES, TAGS)
+    }
     for number in range(24):
-        english = create(api, EVENTS, f"Event {number}", venue=linked["venues"][0],
-                         organizer=[linked["organizers"][0]],
-                         categories=[linked["categories"][0]], tags=[linked["tags"][0]])
+        english = create(
+            api,
+            EVENTS,
+            f"Event {number}",
+            venue=linked["venues"][0],
+            organizer=[linked["organizers"][0]],
+            categories=[linked["categories"][0]],
+            tags=[linked["tags"][0]],
+        )
         if number % 2:
             create(api, EVENTS, f"Concert {number}", french=True, translation_of=english["id"])
+    api.get("/")  # the first request after writes also reads the next publication date
     counts = {}
     for per_page in (2, 20):
         sql_statements.clear()
@@ -412,14 +477,16 @@ def test_a_translated_event_list_costs_the_same_statements_whatever_the_page_siz
     assert len(translation_reads) == 1, translation_reads
 
 
-@pytest.mark.parametrize("kind", [VENUES, ORGANIZERS, CATEGORIES, TAGS],
-                         ids=lambda kind: kind.collection)
+@pytest.mark.parametrize(
+    "kind", [VENUES, ORGANIZERS, CATEGORIES, TAGS], ids=lambda kind: kind.collection
+)
 def test_a_translated_list_costs_the_same_statements_whatever_the_page_size(
     api: Api, kind: Kind, sql_statements: list[str]
 ) -> None:
     for number in range(12):
         english = create(api, kind, f"Record {number}")
         create(api, kind, f"Fiche {number}", french=True, translation_of=english["id"])
+    api.get("/")  # the first request after writes also reads the next publication date
     counts = {}
     for per_page in (2, 10):
         sql_statements.clear()
@@ -446,11 +513,23 @@ def event_with_translated_linked_posts(
     number = next(LINKED_NAMES)  # same-named venues would be one venue (TEC's duplicates)
     for kind in (VENUES, ORGANIZERS):
         english = create(api, kind, f"{kind.name} EN {number}")["id"]
-        french = create(api, kind, f"{kind.name} FR {number}", french=True,
-                        translation_of=english, status=french_status)["id"]
+        french = create(
+            api,
+            kind,
+            f"{kind.name} FR {number}",
+            french=True,
+            translation_of=english,
+            status=french_status,
+        )["id"]
         pairs[kind.collection] = (english, french)
-    event = create(api, EVENTS, "Concert", french=french_event, venue=pairs["venues"][0],
-                   organizer=[pairs["organizers"][0]])
+    event = create(
+        api,
+        EVENTS,
+        "Concert",
+        french=french_event,
+        venue=pairs["venues"][0],
+        organizer=[pairs["organizers"][0]],
+    )
     return event["id"], pairs
 
 
@@ -471,7 +550,9 @@ def test_an_event_read_in_french_embeds_the_french_venue_and_organizer(
     assert french_view["venue"]["venue"].startswith("venue FR")
     assert [o["id"] for o in french_view["organizer"]] == [pairs["organizers"][1]]
     assert french_view["venue"]["translations"] == {
-        "en": pairs["venues"][0], "fr": pairs["venues"][1]}
+        "en": pairs["venues"][0],
+        "fr": pairs["venues"][1],
+    }
     assert english_view["venue"]["id"] == pairs["venues"][0]
     assert [o["id"] for o in english_view["organizer"]] == [pairs["organizers"][0]]
 
@@ -490,6 +571,7 @@ def test_embedding_translations_costs_a_fixed_number_of_statements(
 ) -> None:
     for _ in range(12):
         event_with_translated_linked_posts(api, french_event=True)
+    api.get("/")  # the first request after writes also reads the next publication date
     counts = {}
     for per_page in (2, 10):
         sql_statements.clear()
@@ -500,8 +582,9 @@ def test_embedding_translations_costs_a_fixed_number_of_statements(
     assert counts[2] == counts[10], counts
 
 
-@pytest.mark.parametrize("kind", [EVENTS, VENUES, ORGANIZERS, CATEGORIES, TAGS],
-                         ids=lambda kind: kind.collection)
+@pytest.mark.parametrize(
+    "kind", [EVENTS, VENUES, ORGANIZERS, CATEGORIES, TAGS], ids=lambda kind: kind.collection
+)
 def test_public_links_follow_the_records_own_language(api: Api, kind: Kind) -> None:
     """WPML: a post's permalink is in its own language, whatever root asked for it."""
     english = create(api, kind, "Concert")

@@ -20,7 +20,7 @@ from ..i18n import Translate
 from ..schemas.fields import Raw, WPField
 from ..settings import Settings
 
-OPENAPI_VERSION = "3.0.0"
+OPENAPI_VERSION = "3.0.3"
 #: metadata key naming the setting that holds a field's default (``per_page``)
 DEFAULT_SETTING = "default_setting"
 

@@ -15,11 +15,11 @@ from apispec import APISpec
 
 from ..i18n import Translate
 from ..messages import N_
+from ..routes import Endpoint, Route, namespace_routes
 from ..schemas.representations import COMPONENTS
 from ..settings import Settings
-from ..wire.urls import Urls
+from ..urls import Urls
 from .arguments import OPENAPI_VERSION, argument_fields, field_property, new_plugin
-from .interface import Endpoint, RouteInfo
 
 API_VERSION = "1.0.0"
 TITLE = N_("Calendar events REST API")
@@ -43,6 +43,7 @@ STATUS_TEXTS = {
     "409": N_("A concurrent write won; the request may be retried"),
     "410": N_("The record is already in the trash"),
     "413": N_("The request body is too large"),
+    "429": N_("Too many failed logins: the login or the address is locked for a while"),
     "500": N_("The server failed"),
 }
 #: list totals, in WordPress's and TEC's headers
@@ -51,6 +52,11 @@ TOTAL_HEADERS = {
     "X-WP-TotalPages": N_("The number of pages"),
     "X-TEC-Total": N_("The number of records matching the request"),
     "X-TEC-TotalPages": N_("The number of pages"),
+}
+RETRY_AFTER = {
+    "description": N_("Whole seconds until the lock ends"),
+    "required": True,
+    "schema": {"type": "integer", "minimum": 1},
 }
 ROOT_SCHEMA: dict[str, t.Any] = {
     "type": "object",
@@ -68,7 +74,7 @@ DOC_SCHEMA: dict[str, t.Any] = {
 
 
 def openapi_document(
-    routes: t.Sequence[RouteInfo], urls: Urls, settings: Settings, translate: Translate
+    routes: t.Sequence[Route], urls: Urls, settings: Settings, translate: Translate
 ) -> dict[str, t.Any]:
     spec = APISpec(
         title=TITLE,
@@ -80,12 +86,15 @@ def openapi_document(
     )
     for name, schema in COMPONENTS.items():
         spec.components.schema(name, schema=schema)
-    spec.components.security_scheme(SECURITY_SCHEME, {
-        "type": "http",
-        "scheme": "basic",
-        "description": N_("A user login and one of the user's application passwords"),
-    })
-    for route in routes:
+    spec.components.security_scheme(
+        SECURITY_SCHEME,
+        {
+            "type": "http",
+            "scheme": "basic",
+            "description": N_("A user login and one of the user's application passwords"),
+        },
+    )
+    for route in namespace_routes(routes):
         spec.path(path=route.openapi_path, operations=_operations(route, settings))
     document = spec.to_dict()
     ordered = {key: document[key] for key in TOP_LEVEL_ORDER if key in document}
@@ -93,7 +102,16 @@ def openapi_document(
     return t.cast(dict[str, t.Any], _translated(ordered, translate))
 
 
-def _operations(route: RouteInfo, settings: Settings) -> dict[str, t.Any]:
+def component_schemas(translate: Translate) -> dict[str, dict[str, t.Any]]:
+    """The document's ``components.schemas``, texts translated."""
+    spec = APISpec(TITLE, API_VERSION, OPENAPI_VERSION, plugins=[new_plugin()])
+    for name, schema in COMPONENTS.items():
+        spec.components.schema(name, schema=schema)
+    schemas = spec.to_dict()["components"]["schemas"]
+    return t.cast(dict[str, dict[str, t.Any]], _translated(schemas, translate))
+
+
+def _operations(route: Route, settings: Settings) -> dict[str, t.Any]:
     operations = {}
     for endpoint in route.endpoints:
         for method in endpoint.methods:
@@ -102,7 +120,7 @@ def _operations(route: RouteInfo, settings: Settings) -> dict[str, t.Any]:
 
 
 def _operation(
-    route: RouteInfo, endpoint: Endpoint, method: str, settings: Settings
+    route: Route, endpoint: Endpoint, method: str, settings: Settings
 ) -> dict[str, t.Any]:
     spec = route.spec
     parameters: list[dict[str, t.Any]] = [
@@ -150,8 +168,8 @@ def _query_parameter(name: str, required: bool, prop: dict[str, t.Any]) -> dict[
         "required": bool(required),
         "schema": schema,
     }
-    if schema.get("type") == "array":  # CSV, as WordPress reads lists
-        parameter.update(style="form", explode=False)
+    if schema.get("type") == "array":  # repeated keys; commas and name[] mean the same
+        parameter.update(style="form", explode=True)
     return parameter
 
 
@@ -166,7 +184,7 @@ def _request_body(arguments: list[tuple[str, t.Any, dict[str, t.Any]]]) -> dict[
     return {"content": {media: {"schema": schema} for media in BODY_TYPES}}
 
 
-def _responses(route: RouteInfo, method: str) -> dict[str, t.Any]:
+def _responses(route: Route, method: str) -> dict[str, t.Any]:
     spec = route.spec
     success = "201" if method == "POST" and spec.shape == "collection" else "200"
     body = _success_schema(route, method)
@@ -186,6 +204,7 @@ def _responses(route: RouteInfo, method: str) -> dict[str, t.Any]:
             "description": STATUS_TEXTS[status],
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
         }
+    responses["429"]["headers"] = {"Retry-After": RETRY_AFTER}
     return responses
 
 
@@ -199,7 +218,7 @@ REPRESENTATIONS = {
 }
 
 
-def _success_schema(route: RouteInfo, method: str) -> dict[str, t.Any]:
+def _success_schema(route: Route, method: str) -> dict[str, t.Any]:
     spec = route.spec
     if spec.resource == "root":
         return ROOT_SCHEMA
@@ -211,7 +230,7 @@ def _success_schema(route: RouteInfo, method: str) -> dict[str, t.Any]:
 
 
 def _error_statuses(method: str) -> list[str]:
-    statuses = ["400", "401", "403", "404"]
+    statuses = ["400", "401", "403", "404", "429"]  # any credentials may be throttled
     if method in BODY_METHODS or method == "DELETE":
         statuses += ["409", "413"]
     if method == "DELETE":
@@ -223,7 +242,8 @@ def _translated(node: t.Any, translate: Translate) -> t.Any:
     """A copy of ``node`` with every ``description`` text (and the title) translated."""
     if isinstance(node, dict):
         return {
-            key: translate(value) if key in ("description", "title") and isinstance(value, str)
+            key: translate(value)
+            if key in ("description", "title") and isinstance(value, str)
             else _translated(value, translate)
             for key, value in node.items()
         }

@@ -16,10 +16,10 @@ import typing as t
 
 import peewee as pw
 
-from ..models import Event, EventOrganizer, EventTerm, SearchWord, User
-from ..search import prefix_range
+from ..models import Event, EventOrganizer, EventTerm, User, Venue
 from .prepared import fetch
 from .visibility import listable
+from .word_search import every_word
 
 
 @dataclasses.dataclass
@@ -65,12 +65,7 @@ def archive_query(
     ]
     conditions += _date_conditions(filters)
     conditions += _link_conditions(filters, counting)
-    for word in filters.search_words:
-        low, high = prefix_range(word)
-        match = (SearchWord.kind == "e") & (SearchWord.word >= low)
-        if high is not None:
-            match &= SearchWord.word < high
-        conditions.append(Event.id.in_(SearchWord.select(SearchWord.record_id).where(match)))
+    conditions += every_word(Event, "e", filters.search_words, user)
     for flag, value in (("featured", filters.featured), ("ticketed", filters.ticketed)):
         if value is not None:
             conditions.append(getattr(Event, flag) == value)
@@ -93,16 +88,19 @@ def _date_conditions(filters: ArchiveFilters) -> list[pw.Expression]:
     if filters.starts_after is not None:
         conditions.append(Event.start_utc > filters.starts_after)
     if filters.ends_before is not None:
-        conditions += [Event.end_utc < filters.ends_before,
-                       Event.start_utc < filters.ends_before]
+        conditions += [Event.end_utc < filters.ends_before, Event.start_utc < filters.ends_before]
     if filters.ends_after is not None:
-        conditions += [Event.end_utc > filters.ends_after,
-                       Event.start_utc > filters.ends_after - slack]
+        conditions += [
+            Event.end_utc > filters.ends_after,
+            Event.start_utc > filters.ends_after - slack,
+        ]
     return conditions
 
 
 def _linked_to(
-    link: type[EventTerm] | type[EventOrganizer], target: pw.Field, ids: list[int],
+    link: type[EventTerm] | type[EventOrganizer],
+    target: pw.Field,
+    ids: list[int],
     counting: bool,
 ) -> pw.ColumnBase:
     """Events linked to one of ``ids`` through ``link``: IN for counts, EXISTS for pages."""
@@ -123,17 +121,19 @@ def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.ColumnB
             _linked_to(EventOrganizer, EventOrganizer.organizer, filters.organizers, counting)
         )
     if filters.geo_venues is True:
-        from ..models import Venue
-
-        conditions.append(Event.venue.in_(
-            Venue.select(Venue.id).where(Venue.geo_lat.is_null(False)
-                                         & Venue.geo_lng.is_null(False))))
+        conditions.append(
+            Event.venue.in_(
+                Venue.select(Venue.id).where(
+                    Venue.geo_lat.is_null(False) & Venue.geo_lng.is_null(False)
+                )
+            )
+        )
     elif isinstance(filters.geo_venues, list):
         conditions.append(Event.venue.in_(filters.geo_venues or [0]))
     return conditions
 
 
-def archive_page(query: pw.ModelSelect[Event], page: int, per_page: int) -> list[Event]:
+def archive_page(query: pw.ModelSelect[Event], limit: int, offset: int) -> list[Event]:
     """One page in TEC's order: start date, then ID.
 
     The filtered query selects IDs only (cheap to build, and served by the covering
@@ -141,16 +141,16 @@ def archive_page(query: pw.ModelSelect[Event], page: int, per_page: int) -> list
     """
     ordered = query.select(Event.id).order_by(Event.start_utc, Event.id)
     # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
-    rows_of_ids = t.cast(
-        "t.Iterable[tuple[int]]", ordered.limit(per_page).offset((page - 1) * per_page).tuples()
-    )
+    rows_of_ids = t.cast("t.Iterable[tuple[int]]", ordered.limit(limit).offset(offset).tuples())
     ids = [row[0] for row in rows_of_ids]
     if not ids:
         return []
     rows = {
         event.id: event
         for event, _ in fetch(
-            Event, ("events_by_ids", len(ids)), lambda: Event.select().where(Event.id.in_(ids)),
+            Event,
+            ("events_by_ids", len(ids)),
+            lambda: Event.select().where(Event.id.in_(ids)),
             ids,
         )
     }

@@ -2,7 +2,7 @@
 
 Single look-ups use prepared SQL like events (the hot path). The archive is one
 filtered selection: a page query ordered by publication date, a COUNT of the same
-selection, and one batched image look-up, whatever the page size.
+selection, and one batched image look-up (``posts.images_of``), whatever the page size.
 """
 
 from __future__ import annotations
@@ -15,19 +15,10 @@ import typing as t
 
 import peewee as pw
 
-from ..models import (
-    Attachment,
-    Event,
-    EventOrganizer,
-    PostModel,
-    SearchWord,
-    User,
-    Venue,
-    could_exist,
-)
-from ..search import prefix_range
+from ..models import Event, EventOrganizer, PostModel, User, Venue, could_exist
 from .prepared import fetch
-from .visibility import listable
+from .visibility import listable, readable
+from .word_search import every_word
 
 M = t.TypeVar("M", bound=PostModel)
 #: events in these statuses do not count for ``has_events`` (TEC)
@@ -50,6 +41,22 @@ def linked_by_slug(model: type[M], slug: str) -> M | None:
     return rows[0][0] if rows else None
 
 
+def find_duplicate(
+    model: type[M], name: str, description: str | None, user: User | None
+) -> M | None:
+    """TEC's duplicate rule: same title (any case) and, if given, same description;
+    among the records ``user`` may read only (a hidden record is never reused)."""
+    query = model.select().where(
+        (pw.fn.LOWER(model.title) == name.lower())
+        & (model.status != "trash")
+        & readable(model, user)
+    )
+    if description is not None:
+        query = query.where(model.description == description)
+    found: M | None = query.order_by(model.id).first()
+    return found
+
+
 @dataclasses.dataclass
 class LinkedFilters:
     """Validated, resolved filters of ``GET /venues`` or ``GET /organizers``."""
@@ -70,20 +77,15 @@ def linked_archive_query(
     model: type[M], filters: LinkedFilters, user: User | None
 ) -> pw.ModelSelect[M]:
     """The filtered, unordered archive selection for ``user``."""
-    conditions: list[pw.Expression] = [
+    conditions: list[pw.ColumnBase] = [
         model.language == filters.language,
         listable(model, user, filters.statuses),
     ]
-    for word in filters.search_words:
-        low, high = prefix_range(word)
-        match = (SearchWord.kind == filters.search_kind) & (SearchWord.word >= low)
-        if high is not None:
-            match &= SearchWord.word < high
-        conditions.append(model.id.in_(SearchWord.select(SearchWord.record_id).where(match)))
+    conditions += every_word(model, filters.search_kind, filters.search_words, user)
     if filters.event is not None:
         conditions.append(model.id.in_(_linked_ids(model, Event.id == filters.event.id)))
     if filters.has_events is not None:
-        scheduled = _linked_ids(model, Event.status.not_in(UNSCHEDULED))
+        scheduled = _linked_ids(model, Event.status.not_in(UNSCHEDULED) & readable(Event, user))
         conditions.append(
             model.id.in_(scheduled) if filters.has_events else model.id.not_in(scheduled)
         )
@@ -104,15 +106,7 @@ def _linked_ids(model: type[PostModel], event_condition: pw.Expression) -> pw.Se
     )
 
 
-def linked_page(query: pw.ModelSelect[M], model: type[M], page: int, per_page: int) -> list[M]:
+def linked_page(query: pw.ModelSelect[M], model: type[M], limit: int, offset: int) -> list[M]:
     """One page, newest publication first, then highest ID (WordPress's default)."""
     ordered = query.order_by(model.date_utc.desc(), model.id.desc())
-    return list(ordered.limit(per_page).offset((page - 1) * per_page))
-
-
-def images_of(records: t.Sequence[PostModel]) -> dict[int, Attachment]:
-    """The featured images of a page of records, in one query."""
-    ids = sorted({record.image_id for record in records if record.image_id})
-    if not ids:
-        return {}
-    return {image.id: image for image in Attachment.select().where(Attachment.id.in_(ids))}
+    return list(ordered.limit(limit).offset(offset))

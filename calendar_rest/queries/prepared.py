@@ -60,9 +60,6 @@ class RowLoader(t.Generic[M]):
         self.names = [field.name for field in self.fields]
         self.converters = [(i, c) for i, f in enumerate(self.fields) if (c := _converter(f))]
 
-    def columns(self) -> list[pw.Field]:
-        return self.fields
-
     def make(self, row: t.Sequence[t.Any]) -> M:
         values = list(row[: len(self.names)])
         for index, convert in self.converters:

@@ -9,8 +9,11 @@ from __future__ import annotations
 import typing as t
 from collections import defaultdict
 
-from ..models import Attachment, Event, EventOrganizer, EventTerm, Organizer, Term, Venue
-from ..wire.events import Related
+import peewee as pw
+
+from ..models import Attachment, Event, EventOrganizer, EventTerm, Organizer, Term, User, Venue
+from ..permissions import can_read
+from .loaded import Related
 from .prepared import fetch
 from .translations import load_translations
 
@@ -27,54 +30,67 @@ def _by_ids(model: type[t.Any], ids: list[int]) -> list[t.Any]:
     ]
 
 
-def load_related(events: t.Sequence[Event], language: str | None = None) -> Related:
+L = t.TypeVar("L", Organizer, Term)
+
+
+def _linked_by_event(
+    model: type[L], target: pw.ForeignKeyField, order: pw.Field, event_ids: list[int]
+) -> dict[int, list[L]]:
+    """The records of ``model`` linked to each event through the link table whose
+    ``target`` points at them, in ``order`` (then by ID)."""
+    link = target.model
+    grouped: dict[int, list[L]] = defaultdict(list)
+    for record, (event_id,) in fetch(
+        model,
+        ("linked_by_event", model.__name__, len(event_ids)),
+        lambda: (
+            model.select(model, link.event)
+            .join(link, on=(target == model.id))
+            .where(link.event.in_(event_ids))
+            .order_by(link.event, order, model.id)
+        ),
+        event_ids,
+    ):
+        grouped[event_id].append(record)
+    return dict(grouped)
+
+
+def load_related(
+    events: t.Sequence[Event], user: User | None, language: str | None = None
+) -> Related:
     """Venues, organizers, terms, images and every translation group of ``events`` in
     at most five queries, and at most two more when venues or organizers are shown in
-    their ``language`` translation (see ``_in_language``)."""
+    their ``language`` translation (see ``_in_language``). Only the venues and
+    organizers ``user`` may read are embedded."""
     related = Related()
     if not events:
         return related
     event_ids = [event.id for event in events]
     venue_ids = sorted({event.venue_id for event in events if event.venue_id})
     if venue_ids:
-        related.venues = {venue.id: venue for venue in _by_ids(Venue, venue_ids)}
-    organizers: dict[int, list[Organizer]] = defaultdict(list)
-    for organizer, (event_id,) in fetch(
-        Organizer,
-        ("event_organizers", len(event_ids)),
-        lambda: Organizer.select(Organizer, EventOrganizer.event)
-        .join(EventOrganizer, on=(EventOrganizer.organizer == Organizer.id))
-        .where(EventOrganizer.event.in_(event_ids))
-        .order_by(EventOrganizer.event, EventOrganizer.position),
-        event_ids,
-    ):
-        organizers[event_id].append(organizer)
-    related.organizers = dict(organizers)
-    terms: dict[int, list[Term]] = defaultdict(list)
-    for term, (event_id,) in fetch(
-        Term,
-        ("event_terms", len(event_ids)),
-        lambda: Term.select(Term, EventTerm.event)
-        .join(EventTerm, on=(EventTerm.term == Term.id))
-        .where(EventTerm.event.in_(event_ids))
-        .order_by(Term.name, Term.id),
-        event_ids,
-    ):
-        terms[event_id].append(term)
-    related.terms = dict(terms)
+        venues = _by_ids(Venue, venue_ids)
+        related.venues = {venue.id: venue for venue in venues if can_read(user, venue)}
+    # organizers in the order the event lists them, terms by name (WordPress)
+    organizers = {
+        event_id: [organizer for organizer in group if can_read(user, organizer)]
+        for event_id, group in _linked_by_event(
+            Organizer, EventOrganizer.organizer, EventOrganizer.position, event_ids
+        ).items()
+    }
+    terms = _linked_by_event(Term, EventTerm.term, Term.name, event_ids)
+    related.organizers, related.terms = organizers, terms
     related.translations = load_translations(
         events,
         related.venues.values(),
         (organizer for group in organizers.values() for organizer in group),
         (term for group in terms.values() for term in group),
+        user=user,
     )
     if language is not None:
         _in_language(related, language)
     image_ids = {event.image_id for event in events if event.image_id}
     image_ids |= {v.image_id for v in related.venues.values() if v.image_id}
-    image_ids |= {
-        o.image_id for group in related.organizers.values() for o in group if o.image_id
-    }
+    image_ids |= {o.image_id for group in related.organizers.values() for o in group if o.image_id}
     if image_ids:
         related.images = {a.id: a for a in _by_ids(Attachment, sorted(image_ids))}
     return related
@@ -103,8 +119,8 @@ def _in_language(related: Related, language: str) -> None:
         replacement = found.get((type(record), target or 0))
         if replacement is None:
             return record
-        related.translations.groups[(type(record), replacement.id)] = (
-            related.translations.of(record)
+        related.translations.groups[(type(record), replacement.id)] = related.translations.of(
+            record
         )
         return replacement
 

@@ -1,130 +1,157 @@
-"""Category and tag lists as SQL: WordPress's ``get_terms`` filters and orderings.
+"""Category and tag look-ups: by ID, slug or name, their links to events, their tree.
 
-Term tables are small and per taxonomy, so search is a plain ``LIKE`` on name and slug.
-A page costs one COUNT and one select, plus one read of category parents when a
-listed category is nested (for its archive link), whatever the page size.
+Term tables are small and per taxonomy; categories form a tree through ``parent``,
+which the functions here read in one statement when they need it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import operator
 import typing as t
 
 import peewee as pw
 
-from ..models import TAXONOMY_CATEGORY, EventTerm, Term
-
-#: ``orderby`` values WordPress knows, and the column each sorts by; ``include``,
-#: ``include_slugs`` and ``none`` are handled apart, anything else sorts by name
-ORDER_COLUMNS: dict[str, pw.Field] = {
-    "id": Term.id,
-    "term_id": Term.id,
-    "term_taxonomy_id": Term.id,
-    "name": Term.name,
-    "slug": Term.slug,
-    "count": Term.count,
-    "parent": Term.parent,
-    "description": Term.description,
-}
-#: sorted case-insensitively, as WordPress's MySQL collation does, on every backend
-TEXT_ORDERS = frozenset({"name", "slug", "description"})
-LIKE_ESCAPE = "!"
+from ..models import EventTerm, Term, could_exist
+from ..taxonomies import CATEGORIES, Taxonomy, taxonomy_of
+from ..text import slugify
 
 
-@dataclasses.dataclass
-class TermFilters:
-    """Validated, resolved list filters of one taxonomy."""
-
-    taxonomy: str
-    language: str
-    hide_empty: bool = True
-    search: str | None = None
-    include: list[int] | None = None
-    exclude: list[int] | None = None
-    parent: int | None = None
-    event: int | None = None
-    slug: str | None = None
-    orderby: str = "name"
-    ascending: bool = True
+def term_by_id(taxonomy: Taxonomy, term_id: int) -> Term | None:
+    """None for an ID no INTEGER column can hold (the driver would overflow)."""
+    if not could_exist(term_id):
+        return None
+    found: Term | None = (
+        Term.select().where((Term.taxonomy == taxonomy.name) & (Term.id == term_id)).first()
+    )
+    return found
 
 
-def term_query(filters: TermFilters) -> pw.ModelSelect[Term]:
-    """The filtered, unordered selection."""
-    conditions = [Term.taxonomy == filters.taxonomy, Term.language == filters.language]
-    if filters.hide_empty:
-        conditions.append(Term.count > 0)
-    if filters.search is not None:
-        pattern = "%" + escape_like(filters.search.lower()) + "%"
-        conditions.append(_like(pw.fn.LOWER(Term.name), pattern)
-                          | _like(pw.fn.LOWER(Term.slug), pattern))
-    if filters.include is not None:
-        conditions.append(Term.id.in_(filters.include or [0]))
-    if filters.exclude:
-        conditions.append(Term.id.not_in(filters.exclude))
-    if filters.parent is not None:
-        conditions.append(Term.parent == filters.parent)
-    if filters.event is not None:
-        conditions.append(Term.id.in_(
-            EventTerm.select(EventTerm.term).where(EventTerm.event == filters.event)))
-    if filters.slug is not None:
-        conditions.append(Term.slug == filters.slug)
-    return Term.select().where(functools.reduce(operator.and_, conditions))
+def find_term(taxonomy: Taxonomy, item: int | str) -> Term | None:
+    """A term named by ID, or by slug, or by name in any case (event writes name terms
+    these three ways)."""
+    query = Term.select().where(Term.taxonomy == taxonomy.name)
+    if isinstance(item, int):
+        by_id: Term | None = query.where(Term.id == item).first() if could_exist(item) else None
+        return by_id
+    slug = slugify(item)
+    by_slug = query.where(Term.slug == slug).first() if slug else None
+    found: Term | None = by_slug or query.where(pw.fn.LOWER(Term.name) == item.lower()).first()
+    return found
 
 
-def term_page(
-    query: pw.ModelSelect[Term], filters: TermFilters, page: int, per_page: int
-) -> list[Term]:
-    """One page in the requested order; the ID breaks ties so pages never overlap."""
-    ordered = query.order_by(*order_clauses(filters))
-    return list(ordered.limit(per_page).offset((page - 1) * per_page))
+def existing_term_ids(taxonomy: Taxonomy, ids: list[int]) -> set[int]:
+    query = Term.select(Term.id).where((Term.taxonomy == taxonomy.name) & Term.id.in_(ids or [0]))
+    return {row.id for row in query}
 
 
-def order_clauses(filters: TermFilters) -> list[pw.Node]:
-    def direction(node: pw.ColumnBase) -> pw.Node:
-        return node.asc() if filters.ascending else node.desc()
-
-    if filters.orderby == "none":
-        return [Term.id]
-    if filters.orderby == "include" and filters.include:
-        position = pw.Case(Term.id, [(term_id, i) for i, term_id in enumerate(filters.include)])
-        return [direction(position), Term.id]
-    if filters.orderby == "include_slugs" and filters.slug is not None:
-        return [Term.id]  # one slug: nothing to order
-    if filters.orderby == "term_group":
-        return [Term.id]  # term groups are always 0
-    orderby = filters.orderby if filters.orderby in ORDER_COLUMNS else "name"
-    column = ORDER_COLUMNS[orderby]
-    if orderby == "parent":
-        return [direction(pw.fn.COALESCE(Term.parent, 0)), Term.id]
-    if orderby in TEXT_ORDERS:
-        return [direction(pw.fn.LOWER(column)), direction(column), Term.id]
-    return [direction(column), Term.id]
+def taxonomy_index(taxonomy: Taxonomy) -> list[tuple[int, str, str, int | None]]:
+    """``(id, slug, name, parent)`` of every term of the taxonomy: the archive resolves
+    filters by slug, name or ID, with descendants, from this one read."""
+    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
+    return list(
+        t.cast(
+            "t.Iterable[tuple[int, str, str, int | None]]",
+            Term.select(Term.id, Term.slug, Term.name, Term.parent)
+            .where(Term.taxonomy == taxonomy.name)
+            .tuples(),
+        )
+    )
 
 
-def count(query: pw.ModelSelect[Term]) -> int:
-    return query.count()
+def category_parents() -> dict[int, int | None]:
+    """The parent of every category (one read of the small parent column)."""
+    rows = t.cast(
+        "t.Iterable[tuple[int, int | None]]",
+        Term.select(Term.id, Term.parent).where(Term.taxonomy == CATEGORIES.name).tuples(),
+    )
+    return dict(rows)
+
+
+def descendants(parents: t.Mapping[int, int | None], roots: t.Iterable[int]) -> set[int]:
+    """Every term below ``roots`` in the tree ``parents`` describes (roots excluded)."""
+    children: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        if parent:
+            children.setdefault(parent, []).append(child)
+    found: set[int] = set()
+    stack = list(roots)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def descendant_ids(term_id: int) -> set[int]:
+    """Every category below ``term_id``."""
+    return descendants(category_parents(), [term_id])
 
 
 def category_ancestry(terms: t.Iterable[Term]) -> dict[int, tuple[int | None, str]]:
     """Parent and slug of every category, read only when one of ``terms`` is nested."""
-    if not any(term.parent_id and term.taxonomy == TAXONOMY_CATEGORY for term in terms):
+    nested = any(term.parent_id and taxonomy_of(term.taxonomy).hierarchical for term in terms)
+    if not nested:
         return {}
-    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
-    rows = t.cast("t.Iterable[tuple[int, int | None, str]]", Term.select(
-        Term.id, Term.parent, Term.slug).where(Term.taxonomy == TAXONOMY_CATEGORY).tuples())
+    rows = t.cast(
+        "t.Iterable[tuple[int, int | None, str]]",
+        Term.select(Term.id, Term.parent, Term.slug)
+        .where(Term.taxonomy == CATEGORIES.name)
+        .tuples(),
+    )
     return {term_id: (parent_id, slug) for term_id, parent_id, slug in rows}
 
 
-def escape_like(text: str) -> str:
-    for char in (LIKE_ESCAPE, "%", "_"):
-        text = text.replace(char, LIKE_ESCAPE + char)
-    return text
+def name_taken(
+    taxonomy: Taxonomy,
+    name: str,
+    parent_id: int | None,
+    language: str,
+    exclude_id: int | None = None,
+) -> Term | None:
+    """The term already named ``name`` (any case) where WordPress forbids a second one:
+    under the same parent for categories, anywhere for tags; per language, because
+    translations are separate terms."""
+    query = Term.select().where(
+        (Term.taxonomy == taxonomy.name)
+        & (Term.language == language)
+        & (pw.fn.LOWER(Term.name) == name.lower())
+    )
+    if taxonomy.hierarchical:
+        query = query.where(Term.parent.is_null() if not parent_id else Term.parent == parent_id)
+    if exclude_id is not None:
+        query = query.where(Term.id != exclude_id)
+    found: Term | None = query.first()
+    return found
 
 
-def _like(column: pw.Node, pattern: str) -> pw.Expression:
-    """``column LIKE pattern ESCAPE '!'`` on every backend (Peewee's ILIKE operator is
-    SQLite's and MySQL's LIKE; its LIKE would be SQLite's GLOB)."""
-    return pw.Expression(column, pw.OP.ILIKE, pw.NodeList(
-        (pw.Value(pattern), pw.SQL("ESCAPE"), pw.Value(LIKE_ESCAPE))))
+def slug_owner(taxonomy: Taxonomy, slug: str, exclude_id: int) -> Term | None:
+    found: Term | None = (
+        Term.select()
+        .where((Term.taxonomy == taxonomy.name) & (Term.slug == slug) & (Term.id != exclude_id))
+        .first()
+    )
+    return found
+
+
+def taken_term_slugs(taxonomy: Taxonomy, base: str) -> set[str]:
+    """The slugs of the taxonomy that are ``base`` or start with ``base-``."""
+    query = Term.select(Term.slug).where(
+        (Term.taxonomy == taxonomy.name) & ((Term.slug == base) | Term.slug.startswith(f"{base}-"))
+    )
+    return {row.slug for row in query}
+
+
+def event_term_ids(event_id: int, taxonomy: Taxonomy | None = None) -> set[int]:
+    """The terms an event carries (of one taxonomy, if given)."""
+    query = EventTerm.select(EventTerm.term).where(EventTerm.event == event_id)
+    if taxonomy is not None:
+        query = query.join(Term).where(Term.taxonomy == taxonomy.name)
+    return {link.term_id for link in query}
+
+
+def terms_of_events(event_ids: t.Sequence[int]) -> set[int]:
+    """The terms any of ``event_ids`` carries, in one query."""
+    if not event_ids:
+        return set()
+    query = EventTerm.select(EventTerm.term).where(EventTerm.event.in_(list(event_ids)))
+    return {link.term_id for link in query}

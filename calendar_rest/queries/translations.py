@@ -6,45 +6,84 @@ groups are ``WHERE id IN (roots) OR translation_of IN (roots)`` per table. The t
 of one response (an event page: events, venues, organizers and terms) are read
 together as a ``UNION ALL``, so translations cost a single statement per request.
 The SQL is prepared (``prepared.py``) per backend and shape; ID lists are padded to a
-power of two so that the number of shapes stays small.
+power of two so that the number of shapes stays small. A group shows only the members
+the reader may read (terms have no status: every term is readable), and always the
+record itself.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import typing as t
 from collections import defaultdict
 
 import peewee as pw
 
-from ..models import Translatable
-from ..wire.translations import GroupKey, Translations
+from ..models import Term, Translatable, User, could_exist
+from ..permissions import can_read
+from ..taxonomies import Taxonomy
+from .loaded import GroupKey, Translations
 from .prepared import prepared_sql
 
 
-def load_translations(*pages: t.Iterable[Translatable]) -> Translations:
-    """The groups of every record of ``pages`` (records of any translatable model)."""
+@dataclasses.dataclass
+class Member:
+    """A member of a translation group, with what deciding its visibility needs."""
+
+    id: int
+    language: str
+    status: str
+    author_id: int | None
+    status_before_trash: str | None
+
+
+def load_translations(*pages: t.Iterable[Translatable], user: User | None) -> Translations:
+    """The groups of every record of ``pages`` (records of any translatable model), as
+    ``user`` may see them."""
     records = list(itertools.chain.from_iterable(pages))
     roots: dict[type[Translatable], set[int]] = defaultdict(set)
     for record in records:
         roots[type(record)].add(record.translation_of or record.id)
     if not roots:
         return Translations()
+    members: dict[GroupKey, list[Member]] = defaultdict(list)
+    for model, root, member in _members(roots):
+        members[(model, root)].append(member)
+    translations = Translations()
+    for record in records:
+        group = {
+            member.language: member.id
+            for member in members.get((type(record), record.translation_of or record.id), [])
+            if member.id == record.id or can_read(user, member)
+        }
+        group[record.language] = record.id
+        translations.groups[(type(record), record.id)] = dict(sorted(group.items()))
+    return translations
+
+
+def _members(
+    roots: dict[type[Translatable], set[int]],
+) -> t.Iterator[tuple[type[Translatable], int, Member]]:
+    """``(model, root, member)`` of every member of the groups of ``roots``."""
     models = sorted(roots, key=lambda model: model.__name__)
     ids = {model: _padded(sorted(roots[model])) for model in models}
     database = models[0]._meta.database
     key = ("translations", tuple((model.__name__, len(ids[model])) for model in models))
     sql = prepared_sql(database, key, lambda: _union(models, ids))
     params = [value for model in models for value in ids[model] * 2]
-    members: dict[GroupKey, dict[str, int]] = defaultdict(dict)
-    for index, record_id, language, translation_of in database.execute_sql(sql, params):
-        members[(models[index], translation_of or record_id)][language] = record_id
-    groups = {key: dict(sorted(found.items())) for key, found in members.items()}
-    translations = Translations()
-    for record in records:
-        group = groups.get((type(record), record.translation_of or record.id))
-        translations.groups[(type(record), record.id)] = group or {record.language: record.id}
-    return translations
+    for index, record_id, language, root, status, author, before in database.execute_sql(
+        sql, params
+    ):
+        member = Member(record_id, language, status, author, before)
+        yield models[index], root or record_id, member
+
+
+def _visibility_columns(model: type[Translatable]) -> tuple[pw.Node, ...]:
+    """Status, author and pre-trash status; terms, which have none, read as published."""
+    if model is Term:
+        return (pw.SQL("'publish'"), pw.SQL("NULL"), pw.SQL("NULL"))
+    return (model.status, model.author, model.status_before_trash)  # type: ignore[union-attr]
 
 
 def _padded(ids: list[int]) -> list[int]:
@@ -60,7 +99,11 @@ def _union(
     parameters come in the order ``load_translations`` passes them."""
     selects = [
         model.select(
-            pw.SQL(str(index)), model.id, model.language, model.translation_of
+            pw.SQL(str(index)),
+            model.id,
+            model.language,
+            model.translation_of,
+            *_visibility_columns(model),
         ).where(model.id.in_(ids[model]) | model.translation_of.in_(ids[model]))
         for index, model in enumerate(models)
     ]
@@ -68,3 +111,30 @@ def _union(
     for select in selects[1:]:
         union = union + select  # UNION ALL
     return union
+
+
+def translatable_by_id(
+    model: type[Translatable], record_id: int, taxonomy: Taxonomy | None = None
+) -> Translatable | None:
+    """The record ``record_id`` of ``model`` (of ``taxonomy`` for terms)."""
+    if not could_exist(record_id):
+        return None
+    query = model.select().where(model.id == record_id)
+    if taxonomy is not None:
+        query = query.where(Term.taxonomy == taxonomy.name)
+    found: Translatable | None = query.first()
+    return found
+
+
+def group_members(model: type[Translatable], root: int) -> list[Member]:
+    """The members of the group rooted at ``root``, the root included."""
+    return [member for _, _, member in _members({model: {root}})]
+
+
+def translations_of(model: type[Translatable], root: int) -> list[int]:
+    """The IDs of the records that translate ``root``, oldest first."""
+    rows = t.cast(
+        "t.Iterable[tuple[int]]",
+        model.select(model.id).where(model.translation_of == root).order_by(model.id).tuples(),
+    )
+    return [record_id for (record_id,) in rows]

@@ -1,4 +1,8 @@
-"""Terms assigned through event writes, and the maintained published-event counts."""
+"""Writing categories and tags: on their own routes, or named inside event writes.
+
+Also keeps WordPress's term ``count`` (published events carrying the term) up to date:
+every write that can change it recounts the terms it touched.
+"""
 
 from __future__ import annotations
 
@@ -6,71 +10,70 @@ import typing as t
 
 import peewee as pw
 
-from ..errors import InvalidParams
-from ..models import TAXONOMY_CATEGORY, Event, EventTerm, Term, User, could_exist
-from ..permissions import has_cap
-from ..schemas.messages import ParamMessage
-from ..text import slugify
+from ..errors import ParamErrors, RestError, bad_param
+from ..markup import Markup, as_written_by
+from ..messages import MESSAGES
+from ..models import Event, EventTerm, Term, User
+from ..permissions import can_manage_terms
+from ..queries.terms import (
+    descendant_ids,
+    event_term_ids,
+    find_term,
+    name_taken,
+    slug_owner,
+    taken_term_slugs,
+    term_by_id,
+)
+from ..taxonomies import CATEGORIES, Taxonomy, taxonomy_of
+from ..text import first_free, slugify
 from .translations import release_root
 
-#: who may create terms of each taxonomy (categories: authors and up; tags: editors)
-MANAGE_CAPABILITY = {TAXONOMY_CATEGORY: "publish_posts", "post_tag": "manage_categories"}
+#: what a term slug falls back to when neither the slug nor the name gives one
+FALLBACK_SLUG = "term"
+#: leaves room for "-NNN" in the 200-character column
+MAX_TERM_SLUG = 190
 
 
-def can_manage_terms(user: User | None, taxonomy: str) -> bool:
-    return has_cap(user, MANAGE_CAPABILITY[taxonomy])
+# -- terms named inside event writes ----------------------------------------------------
 
 
-def check_terms(param: str, taxonomy: str, wanted: list[int | str], user: User) -> list[Term | str]:
+def check_terms(taxonomy: Taxonomy, wanted: list[int | str], user: User | None) -> list[Term | str]:
     """Existing terms for IDs, names or slugs; names left to create stay strings.
 
     :raises InvalidParams: unknown IDs, or new names from a user who may not create
-        terms of this taxonomy.
+        terms of this taxonomy (named after the event field, ``categories``/``tags``).
     """
     resolved: list[Term | str] = []
     for item in wanted:
-        term = _find_term(taxonomy, item)
+        term = find_term(taxonomy, item)
         if term is not None:
             resolved.append(term)
         elif isinstance(item, str) and slugify(item) and can_manage_terms(user, taxonomy):
-            resolved.append(item)
+            resolved.append(as_written_by(user, item, Markup.INLINE))
         else:
-            raise InvalidParams({param: ParamMessage("unknown_term", param=param, value=item)})
+            raise bad_param(taxonomy.collection, "unknown_term", value=item)
     return resolved
 
 
-def _find_term(taxonomy: str, item: int | str) -> Term | None:
-    query = Term.select().where(Term.taxonomy == taxonomy)
-    if isinstance(item, int):
-        by_id: Term | None = query.where(Term.id == item).first()
-        return by_id
-    by_slug = query.where(Term.slug == slugify(item)).first() if slugify(item) else None
-    found: Term | None = by_slug or query.where(pw.fn.LOWER(Term.name) == item.lower()).first()
-    return found
-
-
-def materialise_terms(taxonomy: str, terms: list[Term | str], language: str) -> list[Term]:
+def materialise_terms(taxonomy: Taxonomy, terms: list[Term | str], language: str) -> list[Term]:
     """Create the terms still given by name; keep order, drop duplicates."""
     result: list[Term] = []
     for item in terms:
-        term = item if isinstance(item, Term) else _find_term(taxonomy, item)
+        term = item if isinstance(item, Term) else find_term(taxonomy, item)
         if term is None:
             assert isinstance(item, str)
-            term = Term.create(taxonomy=taxonomy, name=item, slug=slugify(item), language=language)
+            term = Term.create(
+                taxonomy=taxonomy.name, name=item, slug=slugify(item), language=language
+            )
         if term.id not in {existing.id for existing in result}:
             result.append(term)
     return result
 
 
-def set_event_terms(event: Event, taxonomy: str, terms: list[Term]) -> set[int]:
+def set_event_terms(event: Event, taxonomy: Taxonomy, terms: list[Term]) -> set[int]:
     """Replace the event's terms of one taxonomy; return every term ID whose count may
     have changed."""
-    current = {
-        link.term_id
-        for link in EventTerm.select(EventTerm.term)
-        .join(Term)
-        .where((EventTerm.event == event.id) & (Term.taxonomy == taxonomy))
-    }
+    current = event_term_ids(event.id, taxonomy)
     if current:
         EventTerm.delete().where(
             (EventTerm.event == event.id) & (EventTerm.term.in_(list(current)))
@@ -80,12 +83,6 @@ def set_event_terms(event: Event, taxonomy: str, terms: list[Term]) -> set[int]:
             [{"event": event.id, "term": term.id, "position": i} for i, term in enumerate(terms)]
         ).execute()
     return current | {term.id for term in terms}
-
-
-def event_term_ids(event_id: int) -> set[int]:
-    return {
-        link.term_id for link in EventTerm.select(EventTerm.term).where(EventTerm.event == event_id)
-    }
 
 
 def refresh_term_counts(term_ids: t.Iterable[int]) -> None:
@@ -103,103 +100,62 @@ def refresh_term_counts(term_ids: t.Iterable[int]) -> None:
 
 # -- the category and tag routes ---------------------------------------------------------
 
-#: what a term slug falls back to when neither the slug nor the name gives one
-FALLBACK_SLUG = "term"
-#: leaves room for "-NNN" in the 200-character column
-MAX_TERM_SLUG = 190
+
+class TermExists(RestError):
+    """Core's ``term_exists``: one code, two sentences (with a parent, or flat)."""
+
+    def __init__(self, term: Term) -> None:
+        super().__init__("term_exists", 400, data={"term_id": term.id})
+        hierarchical = taxonomy_of(term.taxonomy).hierarchical
+        self.message_key = "term_exists" if hierarchical else "term_exists_in_taxonomy"
+
+    def message(self, translate: t.Callable[[str], str] = str) -> str:
+        return translate(MESSAGES[self.message_key])
 
 
-def term_by_id(taxonomy: str, term_id: int) -> Term | None:
-    """None for an ID no INTEGER column can hold (the driver would overflow)."""
-    if not could_exist(term_id):
-        return None
-    found: Term | None = (
-        Term.select().where((Term.taxonomy == taxonomy) & (Term.id == term_id)).first()
-    )
-    return found
+def parent_errors(args: t.Mapping[str, t.Any], term: Term | None = None) -> ParamErrors:
+    """A category's new parent: 0 (top level) or an existing category that is neither
+    the term itself nor one of its descendants (tag schemas have no parent)."""
+    errors = ParamErrors()
+    parent = args.get("parent")
+    if not parent:
+        return errors
+    if term_by_id(CATEGORIES, parent) is None:
+        errors.add("parent", "unknown_term", value=parent)
+    elif term is not None and (parent == term.id or parent in descendant_ids(term.id)):
+        errors.add("parent", "parent_cycle")
+    return errors
 
 
-def existing_term_ids(taxonomy: str, ids: list[int]) -> set[int]:
-    query = Term.select(Term.id).where((Term.taxonomy == taxonomy) & Term.id.in_(ids or [0]))
-    return {row.id for row in query}
+def refuse_duplicate_name(
+    taxonomy: Taxonomy, name: str, parent: int | None, language: str, term: Term | None = None
+) -> None:
+    """:raises TermExists: when the name is taken where WordPress forbids a second one."""
+    existing = name_taken(taxonomy, name, parent, language, term.id if term is not None else None)
+    if existing is not None:
+        raise TermExists(existing)
 
 
-def descendant_ids(term_id: int) -> set[int]:
-    """Every category below ``term_id``: one read of the (small) parent column."""
-    children: dict[int, list[int]] = {}
-    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
-    for child_id, parent_id in t.cast(
-        "t.Iterable[tuple[int, int | None]]",
-        Term.select(Term.id, Term.parent).where(Term.taxonomy == TAXONOMY_CATEGORY).tuples(),
-    ):
-        if parent_id:
-            children.setdefault(parent_id, []).append(child_id)
-    found: set[int] = set()
-    stack = [term_id]
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            if child not in found:
-                found.add(child)
-                stack.append(child)
-    return found
-
-
-def name_taken(
-    taxonomy: str, name: str, parent_id: int | None, language: str, exclude_id: int | None = None
-) -> Term | None:
-    """The term already named ``name`` (any case) where WordPress forbids a second one:
-    under the same parent for categories, anywhere for tags; per language, because
-    translations are separate terms."""
-    query = Term.select().where(
-        (Term.taxonomy == taxonomy)
-        & (Term.language == language)
-        & (pw.fn.LOWER(Term.name) == name.lower())
-    )
-    if taxonomy == TAXONOMY_CATEGORY:
-        query = query.where(Term.parent.is_null() if not parent_id else Term.parent == parent_id)
-    if exclude_id is not None:
-        query = query.where(Term.id != exclude_id)
-    found: Term | None = query.first()
-    return found
-
-
-def slug_owner(taxonomy: str, slug: str, exclude_id: int) -> Term | None:
-    found: Term | None = Term.select().where(
-        (Term.taxonomy == taxonomy) & (Term.slug == slug) & (Term.id != exclude_id)
-    ).first()
-    return found
-
-
-def free_term_slug(taxonomy: str, base: str) -> str:
+def free_term_slug(taxonomy: Taxonomy, base: str) -> str:
     """``base`` if unused in the taxonomy, else the first free ``base-N`` (WordPress's
     ``wp_unique_term_slug``). Writers are queued per request, so nobody takes it
     between this read and the insert."""
-    taken = {
-        row.slug
-        for row in Term.select(Term.slug).where(
-            (Term.taxonomy == taxonomy)
-            & ((Term.slug == base) | Term.slug.startswith(f"{base}-"))
-        )
-    }
-    if base not in taken:
-        return base
-    number = 2
-    while f"{base}-{number}" in taken:
-        number += 1
-    return f"{base}-{number}"
+    return first_free(base, taken_term_slugs(taxonomy, base))
 
 
 def term_slug(wanted: str | None, name: str) -> str:
     """The slug a term asks for: the given one sanitised, else one from the name."""
-    return slugify(wanted or "", max_length=MAX_TERM_SLUG) or slugify(
-        name, max_length=MAX_TERM_SLUG
-    ) or FALLBACK_SLUG
+    return (
+        slugify(wanted or "", max_length=MAX_TERM_SLUG)
+        or slugify(name, max_length=MAX_TERM_SLUG)
+        or FALLBACK_SLUG
+    )
 
 
-def create_term(taxonomy: str, args: dict[str, t.Any], language: str) -> Term:
+def create_term(taxonomy: Taxonomy, args: dict[str, t.Any], language: str) -> Term:
     """Insert a validated term; its slug is made unique, its count starts at 0."""
     return Term.create(
-        taxonomy=taxonomy,
+        taxonomy=taxonomy.name,
         name=args["name"],
         slug=free_term_slug(taxonomy, term_slug(args.get("slug"), args["name"])),
         description=args.get("description", ""),
@@ -209,17 +165,35 @@ def create_term(taxonomy: str, args: dict[str, t.Any], language: str) -> Term:
     )
 
 
-def update_term(term: Term, args: dict[str, t.Any], slug: str | None) -> Term:
-    """Apply the given fields only (partial update); ``slug`` is already checked free."""
-    for name in ("name", "description"):
-        if name in args:
-            setattr(term, name, args[name])
+def refuse_update_conflicts(taxonomy: Taxonomy, term: Term, args: dict[str, t.Any]) -> None:
+    """WordPress's refusals of a term update.
+
+    :raises TermExists: the new name (or the name under the new parent) is taken.
+    :raises RestError: ``duplicate_term_slug`` when another term of the taxonomy has
+        the slug asked for.
+    """
+    name = args.get("name", term.name)
+    if "name" in args or "parent" in args:
+        parent = args["parent"] if "parent" in args else term.parent_id
+        refuse_duplicate_name(taxonomy, name, parent, term.language, term)
+    if "slug" in args:
+        slug = term_slug(args["slug"], name)
+        if slug_owner(taxonomy, slug, term.id) is not None:
+            raise RestError("duplicate_term_slug", 400, slug)
+
+
+def update_term(term: Term, args: dict[str, t.Any]) -> Term:
+    """Apply the given fields only (partial update), once
+    :func:`refuse_update_conflicts` passed."""
+    if "slug" in args:
+        term.slug = term_slug(args["slug"], args.get("name", term.name))
+    for field in ("name", "description"):
+        if field in args:
+            setattr(term, field, args[field])
     if "parent" in args:
         term.parent = args["parent"] or None
     if "translation_of" in args:
         term.translation_of = args["translation_of"]
-    if slug is not None:
-        term.slug = slug
     term.save()
     return term
 

@@ -3,81 +3,95 @@
 A translation group is an original (its root) plus every record whose
 ``translation_of`` is the root's ID. Groups stay flat: given any member's ID, the
 root's ID is stored, so reading a group is one indexed look-up (see
-``queries.translations``). A group holds at most one record per language. As WPML,
-attaching needs no right on the original: whoever may write the record may do it.
+``queries.translations``). A group holds at most one record per language.
 
-Checking runs in the validation phase and never writes, so a refused translation
-leaves nothing behind.
+Attaching needs the right to edit the record translated (``security.md`` A5): one the
+writer may not read is refused like an unknown ID, one it may read but not edit with a
+403. A language is taken only by a published, scheduled or private member; a draft or
+pending member of that language is detached from the group instead (it stays its
+author's standalone record). Checking runs in the validation phase and never writes,
+so a refused translation leaves nothing behind; :func:`attach` then writes.
 """
 
 from __future__ import annotations
 
-import typing as t
+import dataclasses
 
-from ..errors import InvalidParams
-from ..models import Term, Translatable, could_exist
-from ..schemas.messages import ParamMessage
+from ..errors import RestError, bad_param
+from ..models import PostModel, Translatable, User
+from ..permissions import can_edit, can_read
+from ..queries.translations import group_members, translatable_by_id, translations_of
+from ..taxonomies import Taxonomy
 
 PARAM = "translation_of"
+#: statuses whose member holds its language in a group (terms have none: always)
+HOLDING = frozenset({"publish", "future", "private"})
 
 
-def _refuse(key: str) -> InvalidParams:
-    return InvalidParams({PARAM: ParamMessage(key, param=PARAM)})
+@dataclasses.dataclass(frozen=True)
+class TranslationLink:
+    """Where a record joins a group: the ``root`` to store, and the unpublished members
+    of its language to detach first (the group's old root among them, when the group
+    is re-rooted on ``root``)."""
+
+    root: int
+    old_root: int
+    detach: tuple[int, ...] = ()
 
 
 def translation_root(
     model: type[Translatable],
     target_id: int,
     language: str,
-    record: Translatable | None = None,
+    record: Translatable | None,
+    user: User | None,
     *,
-    taxonomy: str | None = None,
-) -> int:
-    """The root ID to store when a record of ``language`` (``record`` on updates, None
-    on creates) becomes the translation of ``target_id``.
+    taxonomy: Taxonomy | None = None,
+) -> TranslationLink:
+    """How a record of ``language`` (``record`` on updates, None on creates) becomes the
+    translation of ``target_id``, written by ``user``.
 
-    :raises InvalidParams: the target is not a record of ``model`` (of ``taxonomy``
-        for terms); the record would translate itself or its own translations; or its
-        language is already taken in the target's group.
+    :raises InvalidParams: the target is not a record of ``model`` (of ``taxonomy`` for
+        terms) that ``user`` may read; the record would translate itself or its own
+        translations; or the language is taken in the target's group.
+    :raises RestError: 403 ``rest_cannot_edit`` when ``user`` may read the target but
+        not edit it.
     """
-    target = _find(model, target_id, taxonomy)
-    if target is None:
-        raise _refuse("unknown_translation")
+    target = translatable_by_id(model, target_id, taxonomy)
+    if target is None or (isinstance(target, PostModel) and not can_read(user, target)):
+        raise bad_param(PARAM, "unknown_translation")
+    if isinstance(target, PostModel) and not can_edit(user, target):
+        raise RestError("rest_cannot_edit", 403)
     root = target.translation_of or target.id
     if record is not None:
         if record.id in (target.id, root):
-            raise _refuse("translation_cycle")
-        if record.translation_of is None and _has_members(model, record.id):
-            raise _refuse("translation_has_translations")
-    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
-    rows = t.cast(
-        "t.Iterable[tuple[int, str]]",
-        model.select(model.id, model.language)
-        .where((model.id == root) | (model.translation_of == root))
-        .tuples(),
-    )
-    taken = {
-        member_language
-        for member_id, member_language in rows
-        if record is None or member_id != record.id
-    }
-    if language in taken:
-        raise _refuse("translation_taken")
-    return root
+            raise bad_param(PARAM, "translation_cycle")
+        if record.translation_of is None and translations_of(model, record.id):
+            raise bad_param(PARAM, "translation_has_translations")
+    same_language = [
+        member
+        for member in group_members(model, root)
+        if member.language == language and (record is None or member.id != record.id)
+    ]
+    if target.language == language or any(m.status in HOLDING for m in same_language):
+        raise bad_param(PARAM, "translation_taken")
+    detach = tuple(member.id for member in same_language)
+    if root in detach:  # the group's root is an unpublished member: re-root the group
+        remaining = [m.id for m in group_members(model, root) if m.id not in detach]
+        return TranslationLink(min(remaining), root, detach)
+    return TranslationLink(root, root, detach)
 
 
-def _find(model: type[Translatable], record_id: int, taxonomy: str | None) -> Translatable | None:
-    if not could_exist(record_id):
-        return None
-    query = model.select(model.id, model.translation_of).where(model.id == record_id)
-    if taxonomy is not None:
-        query = query.where(Term.taxonomy == taxonomy)
-    found: Translatable | None = query.first()
-    return found
-
-
-def _has_members(model: type[Translatable], record_id: int) -> bool:
-    return model.select(model.id).where(model.translation_of == record_id).exists()
+def attach(model: type[Translatable], record: Translatable, link: TranslationLink) -> None:
+    """Make ``record`` (saved by the caller) a member of the group of ``link``."""
+    if link.detach:
+        if link.root != link.old_root:
+            model.update(translation_of=None).where(model.id == link.root).execute()
+            model.update(translation_of=link.root).where(
+                (model.translation_of == link.old_root) & model.id.not_in(link.detach)
+            ).execute()
+        model.update(translation_of=None).where(model.id.in_(list(link.detach))).execute()
+    record.translation_of = link.root
 
 
 def release_root(model: type[Translatable], record: Translatable) -> None:
@@ -85,17 +99,7 @@ def release_root(model: type[Translatable], record: Translatable) -> None:
     translation becomes the root, so the others keep their group."""
     if record.translation_of is not None:
         return
-    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
-    members = [
-        member_id
-        for (member_id,) in t.cast(
-            "t.Iterable[tuple[int]]",
-            model.select(model.id)
-            .where(model.translation_of == record.id)
-            .order_by(model.id)
-            .tuples(),
-        )
-    ]
+    members = translations_of(model, record.id)
     if not members:
         return
     new_root = members[0]

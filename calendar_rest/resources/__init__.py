@@ -1,18 +1,19 @@
 """Resource classes: one per collection, responders named ``on_<method>[_<shape>]``.
 
 ``RESOURCE_CLASSES`` maps the resource names of ``routes.ROUTES`` to their classes
-(``Application`` refuses to start if a route names no class).
+(``routes.route_table`` refuses to build a table where a route names no class).
 """
 
 from __future__ import annotations
 
 from .base import Resource
+from .descriptions import Documentation, NamespaceIndex, SiteIndex
 from .events import Events
-from .interface import Documentation, NamespaceIndex
 from .linked_posts import Organizers, Venues
 from .terms import Categories, Tags
 
 RESOURCE_CLASSES: dict[str, type[Resource]] = {
+    "site": SiteIndex,
     "root": NamespaceIndex,
     "doc": Documentation,
     "events": Events,

@@ -1,239 +1,194 @@
-"""The resource base: responder lookup and the WordPress request pipeline helpers.
+"""The resource base and what a responder receives: one :class:`Call` per request.
 
-A route's shape picks the responder suffix (``collection`` → ``on_get_collection``,
-``item`` → ``on_get``, ``by_slug`` → ``on_get_by_slug``); POST, PUT and PATCH on an
-item share ``on_post`` as TEC's EDITABLE does. A resource that lacks a responder
-simply has no such route: the dispatcher answers ``rest_no_route``.
+The dispatcher validates the request's parameters against the responder's declared
+argument set once, before calling it (:class:`Arguments`); the responder then only
+orchestrates, in WordPress's order: the parameters (their shape, then the records
+they name), the permission, the read or write, the representation.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import typing as t
 
-from marshmallow import EXCLUDE, Schema, ValidationError, missing
-from werkzeug.wrappers import Response
+from marshmallow import Schema, ValidationError, missing
 
-from ..errors import InvalidParams, forbidden, missing_params
-from ..http import Request, json_response
+from ..clock import Clock, utc_now
+from ..errors import ParamErrors, forbidden, missing_params
 from ..i18n import Translate, translator
 from ..models import User
-from ..permissions import Owned, has_cap
+from ..routes import Route
 from ..schemas import MissingParams, validate
-from ..schemas.messages import ParamMessage
 from ..settings import Settings
-from ..wire.urls import Urls
+from ..urls import Urls
 
-Responder = t.Callable[..., Response]
 R = t.TypeVar("R")
-F = t.TypeVar("F", bound=t.Callable[..., Response])
-#: a schema class, or the name of the resource attribute holding one
-ArgumentSet = type[Schema] | str
-SHAPE_SUFFIX = {"collection": "_collection", "item": "", "by_slug": "_by_slug", "index": ""}
-METHOD_VERB = {"GET": "get", "POST": "post", "PUT": "post", "PATCH": "post", "DELETE": "delete"}
+#: the order ``Allow`` lists methods in (HEAD and OPTIONS are never listed)
+METHOD_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+class ReadyToWrite(Exception):
+    """Raised by :meth:`Call.begin_write` while a write's checks run (see ``dispatch``):
+    every check passed, and the write itself is due."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Arguments:
+    """The request's parameters, validated once against the declared argument set:
+    what validated (``valid``) and what did not (``errors``)."""
+
+    schema: Schema
+    valid: dict[str, t.Any]
+    errors: ParamErrors
+
+    @classmethod
+    def load(cls, schema: Schema, params: t.Mapping[str, t.Any]) -> Arguments:
+        """Validate like WordPress: missing parameters fail at once, invalid ones are
+        kept for the responder to report together with the records they name.
+
+        :raises RestError: 400 ``rest_missing_callback_param``.
+        """
+        try:
+            return cls(schema, validate(schema, params), ParamErrors())
+        except MissingParams as exc:
+            raise missing_params(exc.names) from None
+        except ValidationError as exc:
+            valid = exc.valid_data if isinstance(exc.valid_data, dict) else {}
+            return cls(schema, valid, ParamErrors.from_marshmallow(exc.messages))
+
+    def refuse_invalid(self) -> None:
+        """:raises InvalidParams: when any parameter did not validate."""
+        if self.errors:
+            raise self.errors.error(self.valid)
+
+    @property
+    def declared(self) -> list[str]:
+        """The parameters in declaration order (the order errors are reported in)."""
+        return list(self.schema.fields)
+
+    @property
+    def defaults(self) -> dict[str, t.Any]:
+        return {
+            name: field.load_default
+            for name, field in self.schema.fields.items()
+            if field.load_default is not missing
+        }
 
 
 @dataclasses.dataclass
 class Call:
     """One request as a responder sees it."""
 
-    request: Request
     user: User | None
+    #: every parameter, merged from the JSON or form body and the query (WordPress)
     params: dict[str, t.Any]
+    arguments: Arguments
     urls: Urls
+    #: the language the answer is in (the root's, or ``i18n_language``)
     language: str
-    #: the argument set the responder declared with :func:`accepts`
-    schema: Schema
+    clock: Clock
+    #: the path's values (``id``, ``slug``), passed to the responder as keywords
+    values: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: True while the checks of a write run, before the write transaction is taken
+    checking: bool = False
+    #: the request's query string, as pairs in their order (what page links repeat)
+    query: tuple[tuple[str, str], ...] = ()
+
+    def begin_write(self) -> None:
+        """Mark the end of a write's checks: what follows writes.
+
+        A write runs twice: first its checks alone, on a read-only connection (a refused
+        request never takes the write lock), then, once they pass, whole inside the
+        write transaction, where this returns at once.
+
+        :raises ReadyToWrite: during the checks.
+        """
+        if self.checking:
+            raise ReadyToWrite
+
+    @property
+    def args(self) -> dict[str, t.Any]:
+        """The validated arguments.
+
+        :raises InvalidParams: when any parameter did not validate (only possible in
+            a responder that collects errors, see ``routes.accepts``).
+        """
+        self.arguments.refuse_invalid()
+        return self.arguments.valid
+
+    def checked(self, check: t.Callable[[dict[str, t.Any]], R]) -> tuple[dict[str, t.Any], R]:
+        """The arguments and what ``check`` (which needs the database) makes of them.
+
+        When some parameters did not validate, ``check`` still runs on the valid ones
+        (and the defaults), and every failure is reported together, in declaration
+        order, as WordPress does.
+        """
+        arguments = self.arguments
+        if not arguments.errors:
+            return arguments.valid, check(arguments.valid)
+        errors = ParamErrors()
+        errors.update(arguments.errors)
+        errors.check(lambda: check({**arguments.defaults, **arguments.valid}))
+        raise errors.ordered(arguments.declared).error()
+
+    def errors(self, *unknown: str) -> ParamErrors:
+        """A collector holding the invalid parameters, for a responder that adds the
+        failures of its own checks after them; ``unknown`` names path parameters that
+        named no record (TEC reports those first, as plain invalid parameters)."""
+        errors = ParamErrors()
+        for name in unknown:
+            errors.add(name)
+        errors.update(self.arguments.errors)
+        return errors
 
     @property
     def translate(self) -> Translate:
         """gettext in the request's language, for texts the wire shows to people."""
         return translator(self.language)
 
-
-def accepts(arguments: ArgumentSet) -> t.Callable[[F], F]:
-    """Declare the argument set a responder validates with.
-
-    The dispatcher hands it to the responder as ``call.schema`` and the namespace index
-    and ``/doc`` describe the same declaration, so what is documented is what is
-    validated. A string names a class attribute, for responders shared by sibling
-    resources (venues and organizers) that differ only in their schemas.
-    """
-
-    def declare(responder: F) -> F:
-        responder.arguments = arguments  # type: ignore[attr-defined]
-        return responder
-
-    return declare
-
-
-def responder_name(method: str, shape: str) -> str:
-    return f"on_{METHOD_VERB[method]}{SHAPE_SUFFIX[shape]}"
-
-
-_schemas: dict[type[Schema], Schema] = {}
-
-
-def shared_schema(schema_class: type[Schema]) -> Schema:
-    """One shared instance per argument set: building a marshmallow schema deep-copies
-    its fields, which costs more than loading a request with it (loads are stateless)."""
-    instance = _schemas.get(schema_class)
-    if instance is None:
-        instance = _schemas[schema_class] = schema_class()
-    return instance
-
-
-class NoArgs(Schema):
-    """The argument set of a responder that declares none: every parameter is ignored."""
-
-    class Meta:
-        unknown = EXCLUDE
+    @property
+    def now(self) -> dt.datetime:
+        """Naive UTC to the second, from the app's clock."""
+        return utc_now(self.clock)
 
 
 class Resource:
-    """Base class; subclasses define responders and receive settings explicitly."""
+    """Base class; subclasses define responders and receive their collaborators."""
 
-    #: descriptions of the path variables (``id``, ``slug``) of this resource's routes
-    path_descriptions: t.ClassVar[dict[str, str]] = {}
-
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, routes: tuple[Route, ...]) -> None:
         self.settings = settings
-
-    def responder(self, method: str, shape: str) -> Responder | None:
-        if shape == "collection" and method in ("PUT", "PATCH"):
-            return None  # only POST creates
-        return getattr(self, responder_name(method, shape), None)
-
-    @classmethod
-    def declared_arguments(cls, method: str, shape: str) -> type[Schema] | None:
-        """The argument set the responder for ``method`` on ``shape`` declared, if any."""
-        responder = getattr(cls, responder_name(method, shape), None)
-        arguments = getattr(responder, "arguments", None)
-        if isinstance(arguments, str):
-            arguments = getattr(cls, arguments)
-        return t.cast("type[Schema] | None", arguments)
-
-    def schema_for(self, method: str, shape: str) -> Schema:
-        """The shared instance of the declared argument set (an empty one if none)."""
-        return shared_schema(self.declared_arguments(method, shape) or NoArgs)
-
-    @staticmethod
-    def load(schema: Schema, params: dict[str, t.Any]) -> dict[str, t.Any]:
-        """Validate like WordPress: 400 for missing, then 400 for invalid parameters."""
-        try:
-            return validate(schema, params)
-        except MissingParams as exc:
-            raise missing_params(exc.names) from None
-        except ValidationError as exc:
-            valid = exc.valid_data if isinstance(exc.valid_data, dict) else {}
-            raise InvalidParams(_param_messages(exc.messages), valid) from None
-
-    def archive_response(
-        self,
-        key: str,
-        items: list[dict[str, t.Any]],
-        query_args: dict[str, str],
-        page: int,
-        total: int,
-        total_pages: int,
-        call: Call,
-        *,
-        terms_order: bool = False,
-    ) -> Response:
-        """TEC's list wrapper, its total headers, WordPress's, and a ``Link`` header.
-
-        Post lists read ``{key, rest_url, next, previous, total, total_pages}``; TEC's
-        term lists (``terms_order``) read ``{rest_url, total, total_pages, key, next,
-        previous}``.
-        """
-        rest_url = call.urls.rest(f"{key}/", query_args)
-        pages = page_links(key, query_args, page, total_pages, call)
-        if terms_order:
-            body = {"rest_url": rest_url, "total": total, "total_pages": total_pages,
-                    key: items, **pages}
-        else:
-            body = {key: items, "rest_url": rest_url, **pages, "total": total,
-                    "total_pages": total_pages}
-        headers = [
-            ("X-TEC-Total", str(total)),
-            ("X-TEC-TotalPages", str(total_pages)),
-            ("X-WP-Total", str(total)),
-            ("X-WP-TotalPages", str(total_pages)),
-        ]
-        relations = {"next_rest_url": "next", "previous_rest_url": "prev"}
-        if pages:
-            headers.append(
-                ("Link", ", ".join(f'<{url}>; rel="{relations[name]}"'
-                                   for name, url in pages.items()))
-            )
-        return json_response(body, headers=headers)
-
-    @staticmethod
-    def check_author_change(
-        user: User | None, author: User | None, record: Owned | None = None
-    ) -> None:
-        """Writing in someone else's name needs ``edit_others_posts`` (WordPress core)."""
-        if author is None or user is None:
-            return
-        current = record.author_id if record is not None else user.id
-        if author.id != current and not has_cap(user, "edit_others_posts"):
-            raise forbidden(True)
+        #: the app's route table (the describing resources publish it)
+        self.routes = routes
 
     def may_call(self, method: str, user: User | None) -> bool:
-        """Whether ``user`` holds the generic capability for ``method`` (the ``Allow``
-        header); per-record checks still apply when the request runs."""
-        if method == "GET":
-            return True
-        return has_cap(user, "delete_posts" if method == "DELETE" else "edit_posts")
+        """Whether ``user`` may call ``method`` on this resource at all (the ``Allow``
+        header, and the route-level permission checked before any look-up);
+        per-record checks still apply when the request runs."""
+        return method == "GET"
 
-    def load_checked(
-        self,
-        schema: Schema,
-        params: dict[str, t.Any],
-        check: t.Callable[[dict[str, t.Any]], R],
-    ) -> tuple[dict[str, t.Any], R]:
-        """Validate every parameter, then ``check`` the references of the valid ones
-        (which needs the database), and report every failure together, in declaration
-        order, as WordPress does."""
-        try:
-            args = self.load(schema, params)
-        except InvalidParams as exc:
-            errors = dict(exc.errors)
-            defaults = {name: f.load_default for name, f in schema.fields.items()
-                        if f.load_default is not missing}
-            try:
-                check({**defaults, **exc.valid})
-            except InvalidParams as more:
-                errors.update(more.errors)
-            order = list(schema.fields)
-            ranked = sorted(errors, key=lambda name: order.index(name) if name in order else 99)
-            raise InvalidParams({name: errors[name] for name in ranked}) from None
-        return args, check(args)
+    def allowed_methods(
+        self, route: Route, values: t.Mapping[str, t.Any], user: User | None
+    ) -> tuple[str, ...]:
+        """The ``Allow`` header of ``route`` for ``user``: on an item route, what it may
+        do to that record; elsewhere, the methods it may call at all."""
+        if values:
+            return self.record_methods(values, user)
+        served = route.spec.methods
+        return tuple(m for m in METHOD_ORDER if m in served and self.may_call(m, user))
+
+    def record_methods(self, values: t.Mapping[str, t.Any], user: User | None) -> tuple[str, ...]:
+        """What ``user`` may do to the record the path ``values`` name (``GET`` alone
+        when it is missing or hidden)."""
+        return ("GET",)
+
+    def path_errors(self, values: t.Mapping[str, t.Any]) -> ParamErrors:
+        """Path values that name no record and are reported as invalid parameters
+        before any permission check (WordPress's order for terms); none by default."""
+        return ParamErrors()
 
     @staticmethod
     def require(allowed: bool, user: User | None) -> None:
         """The permission step: 401 for anonymous callers, 403 for logged-in ones."""
         if not allowed:
             raise forbidden(user is not None)
-
-
-def _param_messages(messages: t.Any) -> dict[str, ParamMessage]:
-    result: dict[str, ParamMessage] = {}
-    for name, value in dict(messages).items():
-        first = value[0] if isinstance(value, list) and value else value
-        result[name] = first if isinstance(first, ParamMessage) else ParamMessage("invalid")
-    return result
-
-
-def page_links(
-    key: str, query_args: dict[str, str], page: int, total_pages: int, call: Call
-) -> dict[str, str]:
-    """``next_rest_url``/``previous_rest_url`` where they apply, keeping every filter."""
-    rest_args = {name: value for name, value in query_args.items() if name != "page"}
-    links = {}
-    if page < total_pages:
-        links["next_rest_url"] = call.urls.rest(f"{key}/", {**rest_args, "page": str(page + 1)})
-    if page > 1:
-        previous = rest_args if page == 2 else {**rest_args, "page": str(page - 1)}
-        links["previous_rest_url"] = call.urls.rest(f"{key}/", previous)
-    return links

@@ -2,88 +2,90 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import hmac
-import math
 import typing as t
 
-from werkzeug.wrappers import Response
-
 from ..cost import FREE_LABEL
-from ..dates import resolve_timezone
-from ..errors import RestError, invalid_param
-from ..http import json_response
-from ..messages import N_
-from ..models import Event
-from ..permissions import can_create, can_delete, can_edit, can_read, has_cap
+from ..errors import ParamErrors, RestError, bad_param
+from ..models import Event, User
+from ..permissions import (
+    can_create,
+    can_delete,
+    can_edit,
+    can_read,
+    can_read_content,
+    has_cap,
+    may_write_as,
+    may_write_method,
+    record_methods,
+)
 from ..queries.archive import archive_page, archive_query, count
+from ..queries.event_filters import resolve_archive
 from ..queries.events import event_by_id, event_by_slug
 from ..queries.related import load_related
 from ..repository.events import check_event_write, save_event, trash_event
 from ..repository.posts import WriteContext
-from ..schemas import (
-    EventArchiveArgs,
-    EventCreateArgs,
-    EventDeleteArgs,
-    EventReadArgs,
-    EventSlugReadArgs,
-    EventSlugWriteArgs,
-    EventWriteArgs,
-)
+from ..routes import accepts
+from ..schemas import events as event_args
 from ..wire.events import EventView, event_data
-from .base import Call, Resource, accepts
-from .event_archive import resolve_archive
+from ..wire.pages import Pager
+from ..wire.reply import Reply
+from .base import Call, Resource
 
 
 class Events(Resource):
     """``/events``, ``/events/{id}`` and ``/events/by-slug/{slug}``."""
 
-    path_descriptions: t.ClassVar[dict[str, str]] = {
-        "id": N_("The event post ID"),
-        "slug": N_("The event post slug"),
-    }
+    def may_call(self, method: str, user: User | None) -> bool:
+        return may_write_method(user, method)
+
+    def record_methods(self, values: t.Mapping[str, t.Any], user: User | None) -> tuple[str, ...]:
+        """A trashed event is unavailable to everyone (its reads are 403): ``GET``."""
+        event = event_by_id(values["id"]) if "id" in values else event_by_slug(values["slug"])
+        if event is None or event.status == "trash":
+            return ("GET",)
+        return record_methods(user, event)
+
+    def path_errors(self, values: t.Mapping[str, t.Any]) -> ParamErrors:
+        """An unknown slug is an invalid parameter, reported before the permission check
+        (TEC validates it as an argument); an unknown ID is the handler's 404."""
+        errors = ParamErrors()
+        if "slug" in values and event_by_slug(values["slug"]) is None:
+            errors.add("slug")
+        return errors
 
     # -- archive ---------------------------------------------------------------------
 
-    @accepts(EventArchiveArgs)
-    def on_get_collection(self, call: Call) -> Response:
-        args, archive = self.load_checked(
-            call.schema,
-            call.params,
-            lambda valid: resolve_archive(valid, call.user, call.language, self.settings),
+    @accepts(event_args.EventArchiveArgs, collect_errors=True)
+    def on_get_collection(self, call: Call) -> Reply:
+        args, archive = call.checked(
+            lambda valid: resolve_archive(valid, call.user, call.language, self.settings, call.now)
         )
-        query = archive_query(archive.filters, call.user)
-        page, per_page = archive.page, archive.per_page
+        pager = Pager.from_args(args, self.settings)
         total = count(archive_query(archive.filters, call.user, counting=True))
-        events = archive_page(query, page, per_page)
-        if not events and page > 1:
+        query = archive_query(archive.filters, call.user)
+        events = archive_page(query, pager.per_page, pager.offset)
+        if pager.past_the_end(len(events)):
             raise RestError("event-archive-page-not-found", 404)
-        related = load_related(events, call.language)
+        related = load_related(events, call.user, call.language)
         view = self.view(call)
         items = [
             event_data(event, related, view, redact=self.redacted(event, call, args))
             for event in events
         ]
-        total_pages = math.ceil(total / per_page) if total else 0
-        return self.archive_response(
-            "events", items, archive.echo, page, total, total_pages, call
-        )
+        return pager.reply("events", items, total, archive.echo, call.urls, call.query)
 
     # -- single reads ----------------------------------------------------------------
 
-    @accepts(EventReadArgs)
-    def on_get(self, call: Call, id: int) -> Response:
-        args = self.load(call.schema, call.params)
-        return self.read(call, event_by_id(id), id, args)
+    @accepts(event_args.EventReadArgs)
+    def on_get(self, call: Call, id: int) -> Reply:
+        return self.read(call, event_by_id(id), id)
 
-    @accepts(EventSlugReadArgs)
-    def on_get_by_slug(self, call: Call, slug: str) -> Response:
-        args = self.load(call.schema, call.params)
-        return self.read(call, self.by_slug(slug), 0, args)
+    @accepts(event_args.EventSlugReadArgs)
+    def on_get_by_slug(self, call: Call, slug: str) -> Reply:
+        return self.read(call, self.by_slug(slug), 0)
 
-    def read(
-        self, call: Call, event: Event | None, event_id: int, args: dict[str, t.Any]
-    ) -> Response:
+    def read(self, call: Call, event: Event | None, event_id: int) -> Reply:
+        args = call.args
         if event is None:
             raise RestError("rest-event-not-found", 404, event_id)
         if event.status == "trash":
@@ -92,83 +94,72 @@ class Events(Resource):
             raise RestError("event-not-accessible", 403)
         if self.redacted(event, call, args):
             raise RestError("event-password-protected", 403)
-        return json_response(self.represent(event, call, single=True))
+        return Reply(self.represent(event, call, single=True))
 
     # -- writes ----------------------------------------------------------------------
 
-    @accepts(EventCreateArgs)
-    def on_post_collection(self, call: Call) -> Response:
-        args = self.load(call.schema, call.params)
-        write = check_event_write(args, call.user, call.language)
+    @accepts(event_args.EventCreateArgs)
+    def on_post_collection(self, call: Call) -> Reply:
+        write = check_event_write(call.args, call.user, call.language)
         self.require(can_create(call.user), call.user)
-        self.check_author_change(call.user, write.author)
+        self.require(may_write_as(call.user, write.author), call.user)
+        call.begin_write()
         event = save_event(write, self.write_context(call))
-        return json_response(self.represent(event, call), status=201)
+        return Reply(self.represent(event, call), status=201)
 
-    @accepts(EventWriteArgs)
-    def on_post(self, call: Call, id: int) -> Response:
+    @accepts(event_args.EventWriteArgs)
+    def on_post(self, call: Call, id: int) -> Reply:
         return self.update(call, event_by_id(id), id)
 
-    @accepts(EventSlugWriteArgs)
-    def on_post_by_slug(self, call: Call, slug: str) -> Response:
+    @accepts(event_args.EventSlugWriteArgs)
+    def on_post_by_slug(self, call: Call, slug: str) -> Reply:
         return self.update(call, self.by_slug(slug), 0)
 
-    def update(self, call: Call, event: Event | None, event_id: int) -> Response:
-        args = self.load(call.schema, call.params)
+    def update(self, call: Call, event: Event | None, event_id: int) -> Reply:
         language = event.language if event is not None else call.language
-        write = check_event_write(args, call.user, language, event)
+        write = check_event_write(call.args, call.user, language, event)
         if event is None:
             self.require(can_create(call.user), call.user)
             raise RestError("rest-event-not-found", 404, event_id)
         self.require(can_edit(call.user, event), call.user)
-        self.check_author_change(call.user, write.author, event)
+        self.require(may_write_as(call.user, write.author, event), call.user)
+        call.begin_write()
         event = save_event(write, self.write_context(call), event)
-        return json_response(self.represent(event, call))
+        return Reply(self.represent(event, call))
 
-    @accepts(EventDeleteArgs)
-    def on_delete(self, call: Call, id: int) -> Response:
-        self.load(call.schema, call.params)
+    @accepts(event_args.EventDeleteArgs)
+    def on_delete(self, call: Call, id: int) -> Reply:
         return self.delete(call, event_by_id(id), id)
 
-    @accepts(EventDeleteArgs)
-    def on_delete_by_slug(self, call: Call, slug: str) -> Response:
-        self.load(call.schema, call.params)
+    @accepts(event_args.EventDeleteArgs)
+    def on_delete_by_slug(self, call: Call, slug: str) -> Reply:
         return self.delete(call, self.by_slug(slug), 0)
 
-    def delete(self, call: Call, event: Event | None, event_id: int) -> Response:
+    def delete(self, call: Call, event: Event | None, event_id: int) -> Reply:
         if event is None:
             self.require(has_cap(call.user, "delete_posts"), call.user)
             raise RestError("rest-event-not-found", 404, event_id)
         self.require(can_delete(call.user, event), call.user)
         if event.status == "trash":
             raise RestError("event-is-in-trash", 410)
+        call.begin_write()
         event = trash_event(event, self.write_context(call))
-        return json_response(self.represent(event, call))
+        return Reply(self.represent(event, call))
 
     # -- helpers ---------------------------------------------------------------------
-
-    @property
-    def site_zone(self) -> dt.tzinfo:
-        return resolve_timezone(self.settings.timezone)
 
     @staticmethod
     def by_slug(slug: str) -> Event:
         """:raises InvalidParams: an unknown slug is a parameter error (TEC)."""
         event = event_by_slug(slug)
         if event is None:
-            raise invalid_param("slug")
+            raise bad_param("slug")
         return event
 
     @staticmethod
     def redacted(event: Event, call: Call, args: dict[str, t.Any]) -> bool:
-        """Protected content is shown only with the right password, or to its editors
-        asking for ``context=edit``."""
-        if not event.password:
-            return False
-        given = args.get("password")
-        if given is not None and hmac.compare_digest(given.encode(), event.password.encode()):
-            return False
-        return not (args.get("context") == "edit" and can_edit(call.user, event))
+        """Whether the caller sees the protected content replaced (TEC §3.8)."""
+        return not can_read_content(call.user, event, args.get("password"), args.get("context"))
 
     def view(self, call: Call, *, single: bool = False) -> EventView:
         return EventView(
@@ -181,13 +172,9 @@ class Events(Resource):
         )
 
     def represent(self, event: Event, call: Call, *, single: bool = False) -> dict[str, t.Any]:
-        related = load_related([event], call.language)
+        related = load_related([event], call.user, call.language)
         return event_data(event, related, self.view(call, single=single))
 
     def write_context(self, call: Call) -> WriteContext:
         assert call.user is not None
-        return WriteContext(call.user, self.settings.timezone, call.language)
-
-
-def _fmt(value: dt.datetime) -> str:
-    return value.strftime("%Y-%m-%d %H:%M:%S")
+        return WriteContext(call.user, self.settings.timezone, call.clock, call.language)

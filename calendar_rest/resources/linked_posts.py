@@ -9,38 +9,36 @@ describe the filtered set.
 
 from __future__ import annotations
 
-import abc
-import math
 import typing as t
 
 from marshmallow import Schema
-from werkzeug.wrappers import Response
 
-from ..errors import InvalidParams, RestError
-from ..http import json_response
-from ..messages import N_
-from ..models import Attachment, Organizer, PostModel, Venue
-from ..permissions import can_create, can_delete, can_edit, can_read
-from ..queries.linked import (
-    images_of,
-    linked_archive_query,
-    linked_by_id,
-    linked_by_slug,
-    linked_page,
+from ..errors import ParamErrors, RestError
+from ..models import SEARCH_KIND, Organizer, PostModel, User, Venue
+from ..permissions import (
+    can_create,
+    can_delete,
+    can_edit,
+    can_read,
+    may_write_as,
+    may_write_method,
+    record_methods,
 )
+from ..queries.linked import linked_archive_query, linked_by_id, linked_by_slug, linked_page
+from ..queries.linked_filters import resolve_linked_archive
+from ..queries.posts import images_of
 from ..queries.translations import load_translations
 from ..repository.linked import (
     NAME_FIELD,
-    SEARCH_KIND,
-    LinkedWrite,
     check_linked_write,
     create_linked,
-    find_duplicate,
     merge_into_duplicate,
+    reusable_duplicate,
     trash_linked,
     update_linked,
 )
 from ..repository.posts import WriteContext
+from ..routes import accepts
 from ..schemas.linked import (
     LinkedArchiveArgs,
     LinkedReadArgs,
@@ -49,14 +47,13 @@ from ..schemas.linked import (
     VenueCreateArgs,
     VenueWriteArgs,
 )
-from ..schemas.messages import ParamMessage
-from ..wire.linked import organizer_data, venue_data
-from ..wire.translations import Translations
-from .base import Call, Resource, accepts
-from .linked_archive import resolve_linked_archive
+from ..wire.linked import linked_data
+from ..wire.pages import Pager
+from ..wire.reply import Reply
+from .base import Call, Resource
 
 
-class LinkedPosts(Resource, abc.ABC):
+class LinkedPosts(Resource):
     """``/<collection>``, ``/<collection>/{id}`` and ``/<collection>/by-slug/{slug}``."""
 
     model: t.ClassVar[type[PostModel]]
@@ -70,197 +67,155 @@ class LinkedPosts(Resource, abc.ABC):
         """The singular (``venue``): the name parameter and the error code prefix."""
         return NAME_FIELD[self.model]
 
+    def may_call(self, method: str, user: User | None) -> bool:
+        return may_write_method(user, method)
+
+    def record_methods(self, values: t.Mapping[str, t.Any], user: User | None) -> tuple[str, ...]:
+        if "id" in values:
+            record = linked_by_id(self.model, values["id"])
+        else:
+            record = linked_by_slug(self.model, values["slug"])
+        return ("GET",) if record is None else record_methods(user, record)
+
+    def path_errors(self, values: t.Mapping[str, t.Any]) -> ParamErrors:
+        """An ID or slug that names no record is an invalid parameter, reported before
+        the permission check (TEC validates them as arguments)."""
+        errors = ParamErrors()
+        for name, find in (("id", linked_by_id), ("slug", linked_by_slug)):
+            if name in values and find(self.model, values[name]) is None:
+                errors.add(name)
+        return errors
+
     # -- archive ---------------------------------------------------------------------
 
-    @accepts(LinkedArchiveArgs)
-    def on_get_collection(self, call: Call) -> Response:
-        archive = self.load_archive(call)
+    @accepts(LinkedArchiveArgs, collect_errors=True)
+    def on_get_collection(self, call: Call) -> Reply:
+        kind = SEARCH_KIND[self.model]
+        args, archive = call.checked(
+            lambda valid: resolve_linked_archive(valid, call.user, call.language, kind, call.now)
+        )
+        pager = Pager.from_args(args, self.settings)
         query = linked_archive_query(self.model, archive.filters, call.user)
-        page, per_page = archive.page, archive.per_page
         total = query.count()
-        records = linked_page(query, self.model, page, per_page)
-        if not records and page > 1:
+        records = linked_page(query, self.model, pager.per_page, pager.offset)
+        if pager.past_the_end(len(records)):
             raise RestError(f"{self.name}-archive-page-not-found", 404)
         images = images_of(records)
-        translations = load_translations(records)
-        items = [self.data(r, call, images.get(r.image_id or 0), translations) for r in records]
-        total_pages = math.ceil(total / per_page) if total else 0
-        return self.archive_response(
-            self.collection, items, archive.echo, page, total, total_pages, call
-        )
-
-    def load_archive(self, call: Call) -> t.Any:
-        kind = SEARCH_KIND[self.model]
-        _, archive = self.load_checked(
-            call.schema,
-            call.params,
-            lambda valid: resolve_linked_archive(
-                valid, call.user, call.language, kind, self.settings
-            ),
-        )
-        return archive
+        translations = load_translations(records, user=call.user)
+        items = [
+            linked_data(
+                record,
+                call.urls,
+                images.get(record.image_id or 0),
+                translations,
+                geolocation=self.settings.geolocation,
+            )
+            for record in records
+        ]
+        return pager.reply(self.collection, items, total, archive.echo, call.urls, call.query)
 
     # -- single reads ----------------------------------------------------------------
 
-    @accepts(LinkedReadArgs)
-    def on_get(self, call: Call, id: int) -> Response:
+    @accepts(LinkedReadArgs, collect_errors=True)
+    def on_get(self, call: Call, id: int) -> Reply:
         return self.read(call, self.target(call, linked_by_id(self.model, id)))
 
-    @accepts(LinkedReadArgs)
-    def on_get_by_slug(self, call: Call, slug: str) -> Response:
+    @accepts(LinkedReadArgs, collect_errors=True)
+    def on_get_by_slug(self, call: Call, slug: str) -> Reply:
         return self.read(call, self.target(call, linked_by_slug(self.model, slug), "slug"))
 
-    def read(self, call: Call, target: tuple[PostModel, dict[str, t.Any]]) -> Response:
-        record, _ = target
+    def read(self, call: Call, record: PostModel) -> Reply:
         if not can_read(call.user, record):
             raise RestError(f"{self.name}-not-accessible", 403)
-        return json_response(self.represent(record, call, single=True))
+        return Reply(self.represent(record, call, single=True))
 
     # -- writes ----------------------------------------------------------------------
 
     @accepts("create_args")
-    def on_post_collection(self, call: Call) -> Response:
-        args = self.load(call.schema, call.params)
-        write = check_linked_write(self.model, args, call.user, call.language)
+    def on_post_collection(self, call: Call) -> Reply:
+        write = check_linked_write(self.model, call.args, call.user, call.language)
         self.require(can_create(call.user), call.user)
-        self.check_author_change(call.user, write.author)
-        ctx = self.write_context(call)
-        record = (
-            find_duplicate(self.model, args[self.name], args.get("description"))
-            if write.translation_root is None
-            else None  # a translation is a new record, even if named as the original
-        )
-        if record is None:
-            record = create_linked(self.model, write, ctx)
-        elif can_edit(call.user, record):
-            record = merge_into_duplicate(record, write, ctx)
-        return json_response(self.represent(record, call), status=201)
+        self.require(may_write_as(call.user, write.author), call.user)
+        duplicate = reusable_duplicate(self.model, write, call.user)
+        if duplicate is not None and not can_edit(call.user, duplicate):
+            return Reply(self.represent(duplicate, call), status=201)  # returned as it is
+        call.begin_write()
+        if duplicate is None:
+            record = create_linked(self.model, write, self.write_context(call))
+        else:
+            record = merge_into_duplicate(duplicate, write, self.write_context(call))
+        return Reply(self.represent(record, call), status=201)
 
-    @accepts("write_args")
-    def on_post(self, call: Call, id: int) -> Response:
+    @accepts("write_args", collect_errors=True)
+    def on_post(self, call: Call, id: int) -> Reply:
         return self.update(call, linked_by_id(self.model, id), "id")
 
-    @accepts("write_args")
-    def on_post_by_slug(self, call: Call, slug: str) -> Response:
+    @accepts("write_args", collect_errors=True)
+    def on_post_by_slug(self, call: Call, slug: str) -> Reply:
         return self.update(call, linked_by_slug(self.model, slug), "slug")
 
-    def update(self, call: Call, record: PostModel | None, param: str) -> Response:
-        record, write = self.target_write(call, record, param)
+    def update(self, call: Call, found: PostModel | None, param: str) -> Reply:
+        record = self.target(call, found, param)
+        write = check_linked_write(self.model, call.args, call.user, record.language, record)
         self.require(can_edit(call.user, record), call.user)
-        self.check_author_change(call.user, write.author, record)
+        self.require(may_write_as(call.user, write.author, record), call.user)
+        call.begin_write()
         record = update_linked(record, write, self.write_context(call))
-        return json_response(self.represent(record, call))
+        return Reply(self.represent(record, call))
 
-    @accepts(LinkedReadArgs)
-    def on_delete(self, call: Call, id: int) -> Response:
+    @accepts(LinkedReadArgs, collect_errors=True)
+    def on_delete(self, call: Call, id: int) -> Reply:
         return self.delete(call, linked_by_id(self.model, id), "id")
 
-    @accepts(LinkedReadArgs)
-    def on_delete_by_slug(self, call: Call, slug: str) -> Response:
+    @accepts(LinkedReadArgs, collect_errors=True)
+    def on_delete_by_slug(self, call: Call, slug: str) -> Reply:
         return self.delete(call, linked_by_slug(self.model, slug), "slug")
 
-    def delete(self, call: Call, record: PostModel | None, param: str) -> Response:
-        record, _ = self.target(call, record, param)
+    def delete(self, call: Call, found: PostModel | None, param: str) -> Reply:
+        record = self.target(call, found, param)
         self.require(can_delete(call.user, record), call.user)
         if record.status == "trash":
             raise RestError(f"{self.name}-is-in-trash", 410)
+        call.begin_write()
         record = trash_linked(record, self.write_context(call))
-        return json_response(self.represent(record, call))
+        return Reply(self.represent(record, call))
 
     # -- helpers ---------------------------------------------------------------------
 
-    def target(
-        self, call: Call, record: PostModel | None, param: str = "id"
-    ) -> tuple[PostModel, dict[str, t.Any]]:
-        """The addressed record and the validated args; an unknown record is an invalid
-        ``id``/``slug`` reported with the other invalid parameters (TEC)."""
-        errors: dict[str, ParamMessage] = {}
-        if record is None:
-            errors[param] = ParamMessage("invalid")
-        try:
-            args = self.load(call.schema, call.params)
-        except InvalidParams as exc:
-            errors.update(exc.errors)
-        if errors:
-            raise InvalidParams(errors)
+    @staticmethod
+    def target(call: Call, record: PostModel | None, param: str = "id") -> PostModel:
+        """The addressed record, once the parameters validated; an unknown record is
+        an invalid ``id``/``slug`` reported with the other invalid parameters (TEC)."""
+        unknown = () if record is not None else (param,)
+        call.errors(*unknown).raise_if_any()
         assert record is not None
-        return record, args
+        return record
 
-    def target_write(
-        self, call: Call, record: PostModel | None, param: str
-    ) -> tuple[PostModel, LinkedWrite]:
-        record, args = self.target(call, record, param)
-        return record, check_linked_write(self.model, args, call.user, record.language, record)
-
-    def represent(
-        self, record: PostModel, call: Call, *, single: bool = False
-    ) -> dict[str, t.Any]:
+    def represent(self, record: PostModel, call: Call, *, single: bool = False) -> dict[str, t.Any]:
         image = images_of([record]).get(record.image_id or 0)
-        return self.data(record, call, image, load_translations([record]), single=single)
-
-    @abc.abstractmethod
-    def data(
-        self,
-        record: t.Any,
-        call: Call,
-        image: Attachment | None,
-        translations: Translations,
-        *,
-        single: bool = False,
-    ) -> dict[str, t.Any]:
-        """The wire representation of one record of this collection."""
+        return linked_data(
+            record,
+            call.urls,
+            image,
+            load_translations([record], user=call.user),
+            single=single,
+            geolocation=self.settings.geolocation,
+        )
 
     def write_context(self, call: Call) -> WriteContext:
         assert call.user is not None
-        return WriteContext(call.user, self.settings.timezone, call.language)
+        return WriteContext(call.user, self.settings.timezone, call.clock, call.language)
 
 
 class Venues(LinkedPosts):
     model = Venue
     collection = "venues"
-    path_descriptions: t.ClassVar[dict[str, str]] = {
-        "id": N_("The venue post ID"),
-        "slug": N_("The venue post slug"),
-    }
     write_args = VenueWriteArgs
     create_args = VenueCreateArgs
-
-    def data(
-        self,
-        record: Venue,
-        call: Call,
-        image: Attachment | None,
-        translations: Translations,
-        *,
-        single: bool = False,
-    ) -> dict[str, t.Any]:
-        return venue_data(
-            record,
-            call.urls,
-            image,
-            single=single,
-            geolocation=self.settings.geolocation,
-            translations=translations,
-        )
 
 
 class Organizers(LinkedPosts):
     model = Organizer
     collection = "organizers"
-    path_descriptions: t.ClassVar[dict[str, str]] = {
-        "id": N_("The organizer post ID"),
-        "slug": N_("The organizer post slug"),
-    }
     write_args = OrganizerWriteArgs
     create_args = OrganizerCreateArgs
-
-    def data(
-        self,
-        record: Organizer,
-        call: Call,
-        image: Attachment | None,
-        translations: Translations,
-        *,
-        single: bool = False,
-    ) -> dict[str, t.Any]:
-        return organizer_data(record, call.urls, image, single=single, translations=translations)

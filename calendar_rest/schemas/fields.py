@@ -6,6 +6,7 @@ the web layer's business, because it needs the database.
 
 from __future__ import annotations
 
+import abc
 import re
 import typing as t
 from urllib.parse import urlsplit
@@ -33,9 +34,20 @@ JsonSchema = dict[str, t.Any]
 class WPField(fields.Field[t.Any]):
     """Base: raise ``ParamMessage`` errors that name the parameter, like WordPress.
 
-    ``json_schema`` states what the field accepts in JSON Schema terms; the namespace
-    index and ``/doc`` publish it, so each field documents itself.
+    ``json_schema`` states what the field accepts in JSON Schema terms and ``help``
+    what the parameter means; the namespace index and ``/doc`` publish both, so each
+    field documents itself.
+
+    ``repeatable`` fields take a list: in a query string or a form, the values of a
+    repeated key (``categories=a&categories=b``) are united, not the last one kept.
     """
+
+    repeatable: t.ClassVar[bool] = False
+
+    def __init__(self, *, help: str | None = None, **kwargs: t.Any) -> None:
+        if help is not None:
+            kwargs["metadata"] = {**kwargs.get("metadata", {}), "description": help}
+        super().__init__(**kwargs)
 
     def json_schema(self) -> JsonSchema:
         return {}
@@ -83,8 +95,7 @@ class Integer(WPField):
         self.positive = positive
 
     def json_schema(self) -> JsonSchema:
-        return {"type": "integer", "minimum": 1 if self.positive else -MAX_INT,
-                "maximum": MAX_INT}
+        return {"type": "integer", "minimum": 1 if self.positive else -MAX_INT, "maximum": MAX_INT}
 
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> int:
         number = to_int(value)
@@ -114,11 +125,20 @@ class Number(WPField):
 
 
 class String(WPField):
-    """A real string (a JSON number is not one); ``allow_empty=False`` refuses ""."""
+    """A real string (a JSON number is not one). ``allow_empty=False`` refuses "" and,
+    unless ``allow_blank``, white space only."""
 
-    def __init__(self, *, allow_empty: bool = False, max_length: int = 0, **kw: t.Any) -> None:
+    def __init__(
+        self,
+        *,
+        allow_empty: bool = False,
+        allow_blank: bool = False,
+        max_length: int = 0,
+        **kw: t.Any,
+    ) -> None:
         super().__init__(**kw)
         self.allow_empty = allow_empty
+        self.allow_blank = allow_blank
         self.max_length = max_length
 
     def json_schema(self) -> JsonSchema:
@@ -132,7 +152,7 @@ class String(WPField):
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
         if not isinstance(value, str):
             raise self.fail("not_string")
-        if not self.allow_empty and not value.strip():
+        if not self.allow_empty and not (value if self.allow_blank else value.strip()):
             raise self.fail("empty")
         if (self.max_length and len(value) > self.max_length) or "\x00" in value:
             raise self.fail("invalid")  # no database stores NUL; columns have limits
@@ -160,7 +180,7 @@ class Language(Choice):
     """``i18n_language``, the language selector every route takes."""
 
     def __init__(self, **kwargs: t.Any) -> None:
-        kwargs.setdefault("metadata", {"description": N_("The language of the request")})
+        kwargs.setdefault("help", N_("The language of the request"))
         super().__init__(LANGUAGES, **kwargs)
 
 
@@ -197,38 +217,54 @@ class LooseDate(WPField):
         return value.strip() if isinstance(value, str) else value
 
 
-class Timezone(WPField):
+class OptionalText(WPField):
+    """A string that ``""`` clears, or else must be ``acceptable`` (surrounding white
+    space is ignored)."""
+
+    #: the message key of a string that is not acceptable
+    refusal = "invalid"
+
+    @abc.abstractmethod
+    def acceptable(self, text: str) -> bool:
+        """Whether a non-empty ``text`` is a valid value."""
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
+        if not isinstance(value, str):
+            raise self.fail("not_string")
+        text = value.strip()
+        if text and not self.acceptable(text):
+            raise self.fail(self.refusal)
+        return text
+
+
+class Timezone(OptionalText):
     """An IANA zone, a ``UTC+N`` offset string, or "" (meaning the site zone)."""
+
+    refusal = "bad_timezone"
 
     def json_schema(self) -> JsonSchema:
         return {"type": "string"}
 
-    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
-        if not isinstance(value, str):
-            raise self.fail("not_string")
-        text = value.strip()
-        if text and not is_valid_timezone(text):
-            raise self.fail("bad_timezone")
-        return text
+    def acceptable(self, text: str) -> bool:
+        return is_valid_timezone(text)
 
 
-class Url(WPField):
+class Url(OptionalText):
     """An absolute http(s) URL, or "" to clear the field."""
+
+    refusal = "bad_url"
 
     def json_schema(self) -> JsonSchema:
         return {"type": "string", "format": "uri"}
 
-    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> str:
-        if not isinstance(value, str):
-            raise self.fail("not_string")
-        text = value.strip()
-        if text and (not is_url(text) or len(text) > MAX_URL):
-            raise self.fail("bad_url")
-        return text
+    def acceptable(self, text: str) -> bool:
+        return is_url(text) and len(text) <= MAX_URL
 
 
 class IdList(WPField):
     """IDs as a JSON array, a PHP ``name[]`` array or a comma-separated string."""
+
+    repeatable = True
 
     def json_schema(self) -> JsonSchema:
         return {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_INT}}
@@ -245,6 +281,8 @@ class IdList(WPField):
 
 class TermList(WPField):
     """Terms by ID or by name/slug, as an array or CSV; ``[]`` and ``""`` mean none."""
+
+    repeatable = True
 
     def json_schema(self) -> JsonSchema:
         return {"type": "array", "items": {"type": "string"}}
@@ -267,6 +305,8 @@ class TermList(WPField):
 class StringList(WPField):
     """Strings as an array or CSV (``status=publish,draft`` or ``status[]=publish``)."""
 
+    repeatable = True
+
     def json_schema(self) -> JsonSchema:
         return {"type": "array", "items": {"type": "string"}}
 
@@ -277,11 +317,26 @@ class StringList(WPField):
         return [item.strip() for item in items]
 
 
-class Raw(fields.Raw):
+class Raw(WPField):
     """Any JSON value, validated later (e.g. ``cost``: a string, number or list)."""
 
+
+class Truthy(Raw):
+    """TEC's lenient flag (``tribe_is_truthy``): any value is accepted and read later, so
+    the document offers both the boolean a generated client sends and the string a
+    browser sends."""
+
     def json_schema(self) -> JsonSchema:
-        return {}
+        return {"oneOf": [{"type": "boolean"}, {"type": "string"}]}
+
+
+class RawList(Raw):
+    """Any JSON value, a list when a query or form repeats the key (``organizer``)."""
+
+    repeatable = True
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> t.Any:
+        return value
 
 
 def to_int(value: t.Any) -> int | None:

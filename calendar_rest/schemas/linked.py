@@ -2,124 +2,131 @@
 
 from __future__ import annotations
 
-from marshmallow import EXCLUDE, Schema
+import typing as t
+
+from marshmallow import Schema
 
 from . import fields as f
+from . import shared
 from .messages import N_
+from .shared import Args
 
 
-def _text(description: str, max_length: int) -> f.String:
+def _text(help: str, max_length: int) -> f.String:
     """An optional text column: may be "" (clears it), at most ``max_length`` long."""
-    return f.String(allow_empty=True, max_length=max_length, metadata={"description": description})
+    return f.String(allow_empty=True, max_length=max_length, help=help)
 
 
-class LinkedPostArgs(Schema):
-    class Meta:
-        unknown = EXCLUDE
-
-    author = f.Integer(metadata={"description": N_("The author ID")})
-    date = f.LooseDate(metadata={"description": N_("The publication date")})
-    date_utc = f.LooseDate(metadata={"description": N_("The publication date (UTC time zone)")})
-
-
-class VenueWriteArgs(LinkedPostArgs):
-    venue = f.String(metadata={"description": N_("The venue name")})
-    description = f.String(allow_empty=True, metadata={"description": N_("The venue description")})
-    status = f.Status(metadata={"description": N_("The venue post status")})
-    show_map = f.Boolean(
-        metadata={"description": N_("Whether events linked to the venue should show a map")}
-    )
-    show_map_link = f.Boolean(
-        metadata={"description": N_("Whether events linked to the venue should show a map link")}
-    )
-    address = _text(N_("The venue address"), 255)
-    city = _text(N_("The venue city"), 255)
-    country = _text(N_("The venue country"), 255)
-    province = _text(N_("The venue province"), 255)
-    state = _text(N_("The venue state"), 255)
-    zip = _text(N_("The venue ZIP code"), 64)
-    phone = _text(N_("The venue phone number"), 64)
-    stateprovince = _text(N_("The venue state and province"), 255)
-    website = f.Url(metadata={"description": N_("The venue website URL")})
-    image = f.Raw(metadata={"description": N_("The venue featured image ID or URL")})
-    geo_lat = f.Number(metadata={"description": N_("The venue latitude")})
-    geo_lng = f.Number(metadata={"description": N_("The venue longitude")})
-    translation_of = f.Integer(
-        positive=True,
-        metadata={"description": N_("The ID of the record this one translates")},
-    )
-    i18n_language = f.Language()
+def _linked_args(
+    name: str,
+    noun: str,
+    texts: t.Mapping[str, str],
+    own: dict[str, f.WPField],
+    located: dict[str, f.WPField] | None = None,
+    *,
+    create: bool,
+) -> type[Schema]:
+    """A venue's or organizer's writable fields: the post's own (author, dates), the
+    name under ``noun`` (required on creates), then ``own`` fields, the image, the
+    ``located`` ones (a venue's coordinates) and the translation link."""
+    declared: dict[str, f.WPField] = {
+        "author": f.Integer(help=N_("The author ID")),
+        "date": f.LooseDate(help=N_("The publication date")),
+        "date_utc": f.LooseDate(help=N_("The publication date (UTC time zone)")),
+        noun: f.String(required=create, help=texts["name"]),
+        "description": f.String(allow_empty=True, help=texts["description"]),
+        "status": f.Status(help=texts["status"]),
+        **own,
+        "image": f.Raw(help=texts["image"]),
+        **(located or {}),
+        "translation_of": shared.translation_of(),
+        "i18n_language": f.Language(),
+    }
+    return Args.from_dict(t.cast(dict[str, t.Any], declared), name=name)
 
 
-class VenueCreateArgs(VenueWriteArgs):
-    venue = f.String(required=True, metadata={"description": N_("The venue name")})
+#: what the shared fields mean, in a venue's words and in an organizer's
+TEXTS: dict[str, tuple[str, str]] = {
+    "name": (N_("The venue name"), N_("The organizer name")),
+    "description": (N_("The venue description"), N_("The organizer description")),
+    "status": (N_("The venue post status"), N_("The organizer post status")),
+    "image": (
+        N_("The venue featured image ID or URL"),
+        N_("The organizer featured image ID or URL"),
+    ),
+}
+VENUE_TEXTS = {key: venue for key, (venue, _) in TEXTS.items()}
+ORGANIZER_TEXTS = {key: organizer for key, (_, organizer) in TEXTS.items()}
 
 
-class OrganizerWriteArgs(LinkedPostArgs):
-    organizer = f.String(metadata={"description": N_("The organizer name")})
-    description = f.String(
-        allow_empty=True, metadata={"description": N_("The organizer description")}
-    )
-    status = f.Status(metadata={"description": N_("The organizer post status")})
-    phone = _text(N_("The organizer phone number"), 64)
-    website = f.Url(metadata={"description": N_("The organizer website")})
-    email = _text(N_("The organizer e-mail address"), 255)
-    image = f.Raw(metadata={"description": N_("The organizer featured image ID or URL")})
-    translation_of = f.Integer(
-        positive=True,
-        metadata={"description": N_("The ID of the record this one translates")},
-    )
-    i18n_language = f.Language()
+def _venue_fields() -> dict[str, f.WPField]:
+    return {
+        "show_map": f.Boolean(help=N_("Whether events linked to the venue should show a map")),
+        "show_map_link": f.Boolean(
+            help=N_("Whether events linked to the venue should show a map link")
+        ),
+        "address": _text(N_("The venue address"), 255),
+        "city": _text(N_("The venue city"), 255),
+        "country": _text(N_("The venue country"), 255),
+        "province": _text(N_("The venue province"), 255),
+        "state": _text(N_("The venue state"), 255),
+        "zip": _text(N_("The venue ZIP code"), 64),
+        "phone": _text(N_("The venue phone number"), 64),
+        "stateprovince": _text(N_("The venue state and province"), 255),
+        "website": f.Url(help=N_("The venue website URL")),
+    }
 
 
-class OrganizerCreateArgs(OrganizerWriteArgs):
-    organizer = f.String(required=True, metadata={"description": N_("The organizer name")})
+def _coordinates() -> dict[str, f.WPField]:
+    return {
+        "geo_lat": f.Number(help=N_("The venue latitude")),
+        "geo_lng": f.Number(help=N_("The venue longitude")),
+    }
 
 
-class LinkedReadArgs(Schema):
+def _organizer_fields() -> dict[str, f.WPField]:
+    return {
+        "phone": _text(N_("The organizer phone number"), 64),
+        "website": f.Url(help=N_("The organizer website")),
+        "email": _text(N_("The organizer e-mail address"), 255),
+    }
+
+
+VenueWriteArgs = _linked_args(
+    "VenueWriteArgs", "venue", VENUE_TEXTS, _venue_fields(), _coordinates(), create=False
+)
+VenueCreateArgs = _linked_args(
+    "VenueCreateArgs", "venue", VENUE_TEXTS, _venue_fields(), _coordinates(), create=True
+)
+OrganizerWriteArgs = _linked_args(
+    "OrganizerWriteArgs", "organizer", ORGANIZER_TEXTS, _organizer_fields(), create=False
+)
+OrganizerCreateArgs = _linked_args(
+    "OrganizerCreateArgs", "organizer", ORGANIZER_TEXTS, _organizer_fields(), create=True
+)
+
+
+class LinkedReadArgs(Args):
     """Single venue/organizer reads and deletes."""
 
-    class Meta:
-        unknown = EXCLUDE
-
     i18n_language = f.Language()
 
 
-class LinkedArchiveArgs(Schema):
+class LinkedArchiveArgs(Args):
     """``GET /venues`` and ``GET /organizers`` (TEC's ``Archive_Venue``), in SPEC order."""
 
-    class Meta:
-        unknown = EXCLUDE
-
-    page = f.Integer(
-        positive=True, load_default=1, metadata={"description": N_("The archive page to return")}
+    page = shared.page()
+    per_page = shared.per_page(N_("The number of records to return on each page"))
+    # "" is refused as TEC does; white space only is a search without words: no filter
+    search = f.String(allow_blank=True, help=N_("Records should contain every word of the string"))
+    event = f.Integer(positive=True, help=N_("Records should be linked to this event ID"))
+    has_events = f.Truthy(
+        help=N_(
+            "Truthy: records linked to a scheduled event; anything else: the records that are not"
+        )
     )
-    per_page = f.Integer(
-        positive=True,
-        metadata={
-            "description": N_("The number of records to return on each page"),
-            "default_setting": "default_per_page",
-        },
+    only_with_upcoming = f.Truthy(
+        metadata={"default": False}, help=N_("Truthy: records linked to upcoming events only")
     )
-    search = f.String(
-        metadata={"description": N_("Records should contain every word of the string")}
-    )
-    event = f.Integer(
-        positive=True, metadata={"description": N_("Records should be linked to this event ID")}
-    )
-    has_events = f.Raw(
-        metadata={
-            "description": N_(
-                "Truthy: records linked to a scheduled event; anything else: the"
-                " records that are not"
-            )
-        }
-    )
-    only_with_upcoming = f.Raw(
-        metadata={
-            "default": False,
-            "description": N_("Truthy: records linked to upcoming events only"),
-        }
-    )
-    status = f.StringList(metadata={"description": N_("Records should have one of these statuses")})
+    status = f.StringList(help=N_("Records should have one of these statuses"))
     i18n_language = f.Language()

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import typing as t
 
-
-def N_(message: str) -> str:
-    """Mark a string for translation without translating it here."""
-    return message
-
+from ..messages import N_ as N_  # re-exported: the schemas mark their texts with it
 
 PARAM_MESSAGES: dict[str, str] = {
     "invalid": N_("Invalid parameter."),

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing as t
 
 import orjson
 
-from ..cost import FREE_LABEL, cost_representation
+from ..cost import FREE_LABEL, CostInfo, cost_representation
 from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
-from ..models import Attachment, Event, Organizer, Term, Venue
+from ..models import Attachment, Event
+from ..queries.loaded import Related
+from ..taxonomies import taxonomy_of
 from ..text import wpautop
+from ..urls import Urls
 from .images import image_data
 from .json_ld import event_json_ld, organizer_json_ld, venue_json_ld
+from .languages import add_language
 from .linked import organizer_data, venue_data
 from .terms import embedded_term
-from .translations import Translations, add_language
-from .urls import Urls
 
+#: a ``cost_details`` value that is a number (the others are labels such as "donation")
+NUMERIC = re.compile(r"\d+(?:\.\d+)?")
 EMPTY_COST_DETAILS = {
     "currency_symbol": "",
     "currency_position": "",
@@ -43,18 +48,6 @@ REDACTED: dict[str, t.Any] = {
     "venue": [],
     "organizer": [],
 }
-
-
-@dataclasses.dataclass
-class Related:
-    """Everything events link to, fetched in batches for a whole page of events."""
-
-    venues: dict[int, Venue] = dataclasses.field(default_factory=dict)
-    organizers: dict[int, list[Organizer]] = dataclasses.field(default_factory=dict)
-    terms: dict[int, list[Term]] = dataclasses.field(default_factory=dict)
-    images: dict[int, Attachment] = dataclasses.field(default_factory=dict)
-    #: translation groups of the events and of everything they embed
-    translations: Translations = dataclasses.field(default_factory=Translations)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,13 +76,10 @@ def event_data(
     urls = view.urls
     permalink = urls.permalink("event", event.id, event.slug, event.status, event.language)
     image = related.images.get(event.image_id) if event.image_id else None
-    cost, cost_details = cost_representation(
-        tuple(orjson.loads(event.cost)),
-        event.currency_symbol,
-        event.currency_position,
-        view.default_currency_symbol,
-        view.free_label,
+    stored = CostInfo(
+        tuple(orjson.loads(event.cost)), event.currency_symbol, event.currency_position
     )
+    cost, cost_details = cost_representation(stored, view.default_currency_symbol, view.free_label)
     global_id = urls.global_id(event.id)
     data: dict[str, t.Any] = {
         "id": event.id,
@@ -141,7 +131,7 @@ def event_data(
 def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: EventView) -> None:
     urls = view.urls
     for term in related.terms.get(event.id, ()):
-        key = "tags" if term.taxonomy == "post_tag" else "categories"
+        key = taxonomy_of(term.taxonomy).collection
         data[key].append(embedded_term(term, urls, related.translations))
     venue = related.venues.get(event.venue_id) if event.venue_id else None
     if venue is not None:
@@ -175,7 +165,7 @@ def _json_ld(
 ) -> dict[str, t.Any]:
     zone = resolve_timezone(event.timezone)
     venue = related.venues.get(event.venue_id) if event.venue_id else None
-    values = [value for value in cost_details["values"] if _is_number(value)]
+    values = [value for value in cost_details["values"] if NUMERIC.fullmatch(value)]
     return event_json_ld(
         event,
         url=permalink,
@@ -189,11 +179,3 @@ def _json_ld(
         price=values[0] if values else None,
         currency_code=view.default_currency_code,
     )
-
-
-def _is_number(value: str) -> bool:
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True

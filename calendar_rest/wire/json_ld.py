@@ -9,20 +9,24 @@ from ..models import Attachment, Event, Organizer, Venue
 from ..text import json_ld_escape, wpautop
 
 
-def _description(record: Venue | Organizer | Event) -> str:
-    return json_ld_escape(wpautop(record.excerpt or record.description))
+def _thing(
+    kind: str, record: Venue | Organizer | Event, image: Attachment | None
+) -> dict[str, t.Any]:
+    """What every schema.org object starts with: type, name, description, image."""
+    data: dict[str, t.Any] = {
+        "@type": kind,
+        "name": record.title,
+        "description": json_ld_escape(wpautop(record.excerpt or record.description)),
+    }
+    if image is not None:
+        data["image"] = image.url
+    return data
 
 
 def venue_json_ld(
     venue: Venue, image: Attachment | None, *, geolocation: bool = True
 ) -> dict[str, t.Any]:
-    data: dict[str, t.Any] = {
-        "@type": "Place",
-        "name": venue.title,
-        "description": _description(venue),
-    }
-    if image is not None:
-        data["image"] = image.url
+    data = _thing("Place", venue, image)
     data["url"] = ""
     address = {
         "@type": "PostalAddress",
@@ -45,13 +49,7 @@ def venue_json_ld(
 
 
 def organizer_json_ld(organizer: Organizer, image: Attachment | None) -> dict[str, t.Any]:
-    data: dict[str, t.Any] = {
-        "@type": "Person",
-        "name": organizer.title,
-        "description": _description(organizer),
-    }
-    if image is not None:
-        data["image"] = image.url
+    data = _thing("Person", organizer, image)
     data["url"] = organizer.website
     data["telephone"] = organizer.phone
     data["email"] = organizer.email
@@ -72,14 +70,7 @@ def event_json_ld(
     currency_code: str,
 ) -> dict[str, t.Any]:
     """The event's JSON-LD; ``venue``/``organizers`` are already-built JSON-LD parts."""
-    data: dict[str, t.Any] = {
-        "@context": "http://schema.org",
-        "@type": "Event",
-        "name": event.title,
-        "description": _description(event),
-    }
-    if image is not None:
-        data["image"] = image.url
+    data = {"@context": "http://schema.org", **_thing("Event", event, image)}
     data["url"] = url
     data["eventAttendanceMode"] = "https://schema.org/OfflineEventAttendanceMode"
     data["startDate"] = start

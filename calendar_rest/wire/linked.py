@@ -10,12 +10,13 @@ from __future__ import annotations
 import typing as t
 
 from ..dates import format_datetime
-from ..models import Attachment, Organizer, Venue
+from ..models import Attachment, Organizer, PostModel, Venue
+from ..queries.loaded import Translations
 from ..text import wpautop
+from ..urls import Urls
 from .images import image_data
 from .json_ld import organizer_json_ld, venue_json_ld
-from .translations import Translations, add_language
-from .urls import Urls
+from .languages import add_language
 
 
 def _post_head(record: Venue | Organizer, kind: str, urls: Urls) -> dict[str, t.Any]:
@@ -44,6 +45,42 @@ def _is_empty(value: t.Any) -> bool:
     return isinstance(value, (int, float)) and value == 0
 
 
+def _named_post(
+    record: Venue | Organizer, kind: str, urls: Urls, image: Attachment | None
+) -> dict[str, t.Any]:
+    """The head every venue and organizer starts with, its name under ``kind``."""
+    data = _post_head(record, kind, urls)
+    data.update(
+        {
+            kind: record.title,
+            "description": wpautop(record.description),
+            "excerpt": wpautop(record.excerpt),
+            "slug": record.slug,
+            "image": image_data(image),
+        }
+    )
+    return data
+
+
+def _finished(
+    data: dict[str, t.Any],
+    record: Venue | Organizer,
+    urls: Urls,
+    translations: Translations,
+    **always: t.Any,
+) -> dict[str, t.Any]:
+    """Empty values dropped, then the keys always present: ``always``, the global IDs,
+    the language and translations."""
+    data = _drop_empty(data)
+    data.update(always)
+    data["global_id"] = urls.global_id(
+        record.id, "venue" if isinstance(record, Venue) else "organizer"
+    )
+    data["global_id_lineage"] = [data["global_id"]]
+    add_language(data, record, translations)
+    return data
+
+
 def venue_data(
     venue: Venue,
     urls: Urls,
@@ -53,13 +90,8 @@ def venue_data(
     geolocation: bool = True,
     translations: Translations,
 ) -> dict[str, t.Any]:
-    data = _post_head(venue, "venue", urls)
+    data = _named_post(venue, "venue", urls, image)
     data.update(
-        venue=venue.title,
-        description=wpautop(venue.description),
-        excerpt=wpautop(venue.excerpt),
-        slug=venue.slug,
-        image=image_data(image),
         address=venue.address,
         city=venue.city,
         country=venue.country,
@@ -75,13 +107,14 @@ def venue_data(
         data["geo_lng"] = venue.geo_lng
     if single:
         data["json_ld"] = venue_json_ld(venue, image, geolocation=geolocation)
-    data = _drop_empty(data)
-    data["show_map"] = bool(venue.show_map)
-    data["show_map_link"] = bool(venue.show_map_link)
-    data["global_id"] = urls.global_id(venue.id)
-    data["global_id_lineage"] = [data["global_id"]]
-    add_language(data, venue, translations)
-    return data
+    return _finished(
+        data,
+        venue,
+        urls,
+        translations,
+        show_map=bool(venue.show_map),
+        show_map_link=bool(venue.show_map_link),
+    )
 
 
 def organizer_data(
@@ -92,21 +125,26 @@ def organizer_data(
     single: bool = False,
     translations: Translations,
 ) -> dict[str, t.Any]:
-    data = _post_head(organizer, "organizer", urls)
-    data.update(
-        organizer=organizer.title,
-        description=wpautop(organizer.description),
-        excerpt=wpautop(organizer.excerpt),
-        slug=organizer.slug,
-        image=image_data(image),
-        phone=organizer.phone,
-        website=organizer.website,
-        email=organizer.email,
-    )
+    data = _named_post(organizer, "organizer", urls, image)
+    data.update(phone=organizer.phone, website=organizer.website, email=organizer.email)
     if single:
         data["json_ld"] = organizer_json_ld(organizer, image)
-    data["global_id"] = urls.global_id(organizer.id)
-    data["global_id_lineage"] = [data["global_id"]]
-    data = _drop_empty(data)
-    add_language(data, organizer, translations)
-    return data
+    return _finished(data, organizer, urls, translations)
+
+
+def linked_data(
+    record: Venue | Organizer | PostModel,
+    urls: Urls,
+    image: Attachment | None,
+    translations: Translations,
+    *,
+    single: bool = False,
+    geolocation: bool = True,
+) -> dict[str, t.Any]:
+    """A venue or an organizer, whichever ``record`` is."""
+    if isinstance(record, Venue):
+        return venue_data(
+            record, urls, image, single=single, geolocation=geolocation, translations=translations
+        )
+    assert isinstance(record, Organizer)
+    return organizer_data(record, urls, image, single=single, translations=translations)

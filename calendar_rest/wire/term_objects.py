@@ -12,21 +12,13 @@ from __future__ import annotations
 
 import typing as t
 
-from ..models import TAXONOMY_CATEGORY, TAXONOMY_TAG, Term
+from ..models import Term
+from ..queries.loaded import Translations
+from ..taxonomies import taxonomy_of
+from ..urls import Urls
+from .languages import add_language
 from .terms import term_urls
-from .translations import Translations, add_language
-from .urls import Urls
 
-#: core's REST base of each taxonomy (``wp/v2/<base>``)
-CORE_BASES = {TAXONOMY_CATEGORY: TAXONOMY_CATEGORY, TAXONOMY_TAG: "tags"}
-#: the object types each taxonomy is attached to, as core's ``wp:post_type`` links list
-#: them: ``(rest base, query parameter)``
-POST_TYPE_LINKS = {
-    TAXONOMY_CATEGORY: (("calendar_events", TAXONOMY_CATEGORY),),
-    TAXONOMY_TAG: (("posts", "tags"), ("calendar_events", "tags")),
-}
-CATEGORY_ARCHIVE_PATH = "events/category"
-TAG_ARCHIVE_PATH = "tag"
 #: parent id and slug of categories, enough to build nested archive links
 Ancestry = t.Mapping[int, tuple[int | None, str]]
 
@@ -49,7 +41,7 @@ def _core_fields(term: Term, urls: Urls, ancestry: Ancestry) -> dict[str, t.Any]
         "slug": term.slug,
         "taxonomy": term.taxonomy,
     }
-    if term.taxonomy == TAXONOMY_CATEGORY:
+    if taxonomy_of(term.taxonomy).hierarchical:
         data["parent"] = term.parent_id or 0
     data["meta"] = []
     data["url"] = public_link(term, urls, ancestry)
@@ -69,18 +61,16 @@ def single_term_object(
 def public_link(term: Term, urls: Urls, ancestry: Ancestry) -> str:
     """The public archive page: categories nest under every ancestor's slug (WordPress's
     hierarchical term links), tags live under ``/tag/``."""
-    if term.taxonomy != TAXONOMY_CATEGORY:
-        return urls.term_link(TAG_ARCHIVE_PATH, term.slug, term.language)
+    taxonomy = taxonomy_of(term.taxonomy)
     slugs: list[str] = []
     seen = {term.id}
-    parent = term.parent_id
+    parent = term.parent_id if taxonomy.hierarchical else None
     while parent and parent in ancestry and parent not in seen:
         seen.add(parent)
         parent, slug = ancestry[parent]
         slugs.append(slug)
-    return urls.term_link(
-        "/".join([CATEGORY_ARCHIVE_PATH, *reversed(slugs)]), term.slug, term.language
-    )
+    path = "/".join([taxonomy.archive_path, *reversed(slugs)])
+    return urls.term_link(path, term.slug, term.language)
 
 
 def core_link(urls: Urls, path: str) -> str:
@@ -89,7 +79,8 @@ def core_link(urls: Urls, path: str) -> str:
 
 
 def core_links(term: Term, urls: Urls) -> dict[str, list[dict[str, t.Any]]]:
-    base = CORE_BASES[term.taxonomy]
+    taxonomy = taxonomy_of(term.taxonomy)
+    base = taxonomy.core_base
     links: dict[str, list[dict[str, t.Any]]] = {
         "self": [{"href": core_link(urls, f"{base}/{term.id}")}],
         "collection": [{"href": core_link(urls, base)}],
@@ -99,7 +90,7 @@ def core_links(term: Term, urls: Urls) -> dict[str, list[dict[str, t.Any]]]:
         links["up"] = [{"embeddable": True, "href": core_link(urls, f"{base}/{term.parent_id}")}]
     links["wp:post_type"] = [
         {"href": core_link(urls, f"{post_type}?{param}={term.id}")}
-        for post_type, param in POST_TYPE_LINKS[term.taxonomy]
+        for post_type, param in taxonomy.post_type_links
     ]
     links["curies"] = [{"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}]
     return links

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import typing as t
 
-from ..models import TAXONOMY_CATEGORY, Term
-from .translations import Translations, add_language
-from .urls import Urls
-
-COLLECTIONS = {TAXONOMY_CATEGORY: "categories", "post_tag": "tags"}
+from ..models import Term
+from ..queries.loaded import Translations
+from ..taxonomies import taxonomy_of
+from ..urls import Urls
+from .languages import add_language
 
 
 def term_urls(term: Term, urls: Urls) -> dict[str, str]:
-    collection = urls.rest(COLLECTIONS[term.taxonomy])
+    collection = urls.rest(taxonomy_of(term.taxonomy).collection)
     links = {"self": f"{collection}/{term.id}", "collection": collection}
     if term.parent_id:
         links["up"] = f"{collection}/{term.parent_id}"

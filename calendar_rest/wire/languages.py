@@ -8,26 +8,9 @@ Groups are loaded for a whole page at once (``queries.translations``), never per
 
 from __future__ import annotations
 
-import dataclasses
 import typing as t
 
-import peewee as pw
-
-#: a record's group, keyed by its model and ID
-GroupKey = tuple[type[pw.Model], int]
-
-
-@dataclasses.dataclass
-class Translations:
-    """The translation groups of the records of one response."""
-
-    groups: dict[GroupKey, dict[str, int]] = dataclasses.field(default_factory=dict)
-
-    def of(self, record: t.Any) -> dict[str, int]:
-        """``{language: id}`` of the record's group; a record whose group was not
-        loaded (only possible if it was written after the load) stands alone."""
-        found = self.groups.get((type(record), record.id))
-        return found if found is not None else {record.language: record.id}
+from ..queries.loaded import Translations
 
 
 def add_language(data: dict[str, t.Any], record: t.Any, translations: Translations) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import typing as t
 from urllib.parse import urlencode, urlsplit
 
-from ..settings import DEFAULT_LANGUAGE, NAMESPACE
+from .settings import DEFAULT_LANGUAGE, NAMESPACE
 
 #: post type names in unpublished permalinks (TEC's, with ``calendar`` for ``tribe``)
 POST_TYPES = {
@@ -41,9 +42,13 @@ class Urls:
         url = f"{self.rest_base}/{path.lstrip('/')}"
         return f"{url}?{urlencode(query, safe=',:')}" if query else url
 
-    def permalink(
-        self, kind: str, record_id: int, slug: str, status: str, language: str
-    ) -> str:
+    def rest_link(self, path: str, query: t.Sequence[tuple[str, str]]) -> str:
+        """A link to another page of a list, fit for a ``Link`` header: its query is
+        percent-encoded (RFC 3986), commas included, since clients split on them."""
+        url = f"{self.rest_base}/{path.lstrip('/')}"
+        return f"{url}?{urlencode(query, safe=':')}" if query else url
+
+    def permalink(self, kind: str, record_id: int, slug: str, status: str, language: str) -> str:
         """Pretty permalink for public records, ``?post_type=…&p=ID`` for the rest; like
         WPML's, it follows the record's own ``language``, not the request's."""
         if status in ("publish", "private") and slug:
@@ -54,10 +59,13 @@ class Urls:
         """A term's public archive page, in the term's own ``language``."""
         return f"{self.site}{public_prefix(language)}/{taxonomy_path}/{slug}/"
 
-    def global_id(self, record_id: int) -> str:
-        """TEC's global ID: host and path of the site (no scheme, no port) + ``?id=``."""
+    def global_id(self, record_id: int, kind: str = "event") -> str:
+        """TEC's global ID: host and path of the site (no scheme, no port) + ``?id=``;
+        IDs are per table here, so venues and organizers add their type (events keep
+        TEC's form), which keeps global IDs unique across record types."""
         parts = urlsplit(self.site)
-        return f"{parts.hostname or ''}{parts.path.rstrip('/')}?id={record_id}"
+        base = f"{parts.hostname or ''}{parts.path.rstrip('/')}?id={record_id}"
+        return base if kind == "event" else f"{base}&type={kind}"
 
 
 def public_prefix(language: str) -> str:

@@ -1,0 +1,81 @@
+"""``calendar-rest init`` and ``calendar-rest demo``: a database ready to serve."""
+
+from __future__ import annotations
+
+import argparse
+import typing as t
+
+import peewee
+
+from .. import demo
+from ..db import connected, login_store
+from ..i18n import Translate
+from ..messages import N_
+from ..repository.schema import create_schema
+from ..settings import Settings
+from .database import display_url, open_database
+
+#: the demo's record kinds (``record_counts`` keys), as printed
+RECORD_KINDS = {
+    "events": N_("events"),
+    "venues": N_("venues"),
+    "organizers": N_("organizers"),
+    "categories": N_("categories"),
+    "tags": N_("tags"),
+    "users": N_("users"),
+}
+
+
+def add_init_command(commands: t.Any, _: Translate) -> None:
+    init = commands.add_parser("init", help=_("create the database tables (safe to repeat)"))
+    init.set_defaults(handler=cmd_init)
+
+
+def add_demo_command(commands: t.Any, _: Translate) -> None:
+    load = commands.add_parser("demo", help=_("load demo venues, organizers and events (once)"))
+    load.set_defaults(handler=cmd_demo)
+
+
+def cmd_init(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
+    with open_database(settings.database_url) as database:
+        before = _tables(database)
+        create_schema(database)
+        created = sorted(_tables(database) - before)
+    where = display_url(settings.database_url)
+    if created:
+        print(
+            _("Created %(count)d table(s) in %(where)s: %(tables)s")
+            % {"count": len(created), "where": where, "tables": ", ".join(created)}
+        )
+    else:
+        print(_("Schema already up to date in %(where)s; nothing to do.") % {"where": where})
+    return 0
+
+
+def _tables(database: peewee.Database) -> set[str]:
+    """The tables of the database and of its failed-login store."""
+    store = login_store(database)
+    with connected(database, store):
+        return {*database.get_tables(), *store.get_tables()}
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
+    with open_database(settings.database_url) as database:
+        result = demo.load_demo(database, site_timezone=settings.timezone)
+    counts = ", ".join(
+        _("%(kind)s: %(count)d") % {"kind": _(RECORD_KINDS.get(name, name)), "count": count}
+        for name, count in result.counts.items()
+    )
+    if not result.created:
+        print(_("Demo data already loaded (%(counts)s); nothing to do.") % {"counts": counts})
+        return 0
+    print(
+        _("Loaded demo data into %(where)s: %(counts)s.")
+        % {"where": display_url(settings.database_url), "counts": counts}
+    )
+    print(
+        _("Demo administrator “%(name)s”, application password (shown once):")
+        % {"name": demo.DEMO_ADMIN}
+    )
+    print(result.admin_password)
+    return 0

@@ -1,0 +1,329 @@
+"""The request pipeline: one pass down the layers and back up, for every request.
+
+At start-up the route table is bound to resource instances: every route and method
+gets its :class:`Target` (the responder and its argument set), so a request is
+matched once. Then, in the order of ``security.md`` C1 (the first step that fails
+answers, and nothing after it runs):
+
+1. a declared body over ``max_body_bytes`` is a 413, before a byte of it is read;
+2. the route and the method (HEAD is served by GET's target; a method the route does
+   not serve is ``rest_no_route``, as in WordPress);
+3. authentication, once, under the failed-login throttle (``auth.py``);
+4. the route-level permission: an anonymous write is a 401 at once; a logged-in
+   caller without the capability gets the 400 of invalid parameters (WordPress
+   validates first), else a 403, before any record its parameters name is looked up;
+5. the parameters, merged once, validated once against the declared argument set;
+6. the responder. A write's responder runs twice: first its checks only, on a
+   read-only connection, up to ``call.begin_write()``; then, once they passed, whole
+   in one write transaction whose first statement queues writers. A refused write
+   never takes the write lock; a write that loses a race is replayed whole.
+
+The :class:`Reply` is serialised once, with ``Allow``. Every exception leaves through
+:meth:`Dispatcher.handle` as a WordPress JSON error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+import typing as t
+
+import peewee
+from marshmallow import EXCLUDE, Schema
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import MapAdapter
+from werkzeug.wrappers import Response
+
+from .auth import Authenticator
+from .cache import CachedResponse, ReadCache, cacheable
+from .clock import Clock
+from .cors import CorsPolicy, is_preflight
+from .db import connected, is_transient, read_only_scope, request_scope
+from .describe.options import OptionsResponder
+from .errors import RestError, bad_param, forbidden, no_route
+from .http import (
+    Request,
+    collect_params,
+    drain_body,
+    enveloped,
+    json_response,
+    reply_language,
+    reply_response,
+    urls_for,
+)
+from .i18n import translator
+from .models import User
+from .repository.site_state import bump_generation
+from .resources import RESOURCE_CLASSES
+from .resources.base import Arguments, Call, ReadyToWrite, Resource
+from .routes import Route, build_url_map, route_table
+from .settings import Settings
+from .wire.fields import only_fields, requested_fields
+from .wire.reply import Reply
+
+log = logging.getLogger("calendar_rest")
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+DISCOVERY_REL = "https://api.w.org/"
+#: methods answered by another method's target: HEAD is a GET without its body
+#: (Werkzeug's response drops the body of a HEAD request and keeps its headers)
+SERVED_AS = {"HEAD": "GET"}
+#: a write that loses a race on a unique key is retried this many times
+WRITE_ATTEMPTS = 5
+Values = t.Mapping[str, t.Any]
+
+
+class NoArgs(Schema):
+    """The argument set of a responder that declares none: every parameter is ignored."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What serves one method of one route, resolved at start-up."""
+
+    route: Route
+    resource: Resource
+    responder: t.Callable[..., Reply]
+    #: the declared argument set, one shared instance (loading with it is stateless)
+    schema: Schema
+    #: the responder reports invalid parameters itself (``routes.accepts``)
+    collects_errors: bool
+    #: the parameters that take a list (their repeated keys are united)
+    repeatable: frozenset[str]
+
+
+class Dispatcher:
+    """Routes requests to responders through the steps of the module docstring."""
+
+    def __init__(
+        self,
+        database: peewee.Database,
+        settings: Settings,
+        clock: Clock,
+        cache: ReadCache | None,
+        cors: CorsPolicy,
+    ) -> None:
+        self.database = database
+        self.settings = settings
+        self.clock = clock
+        self.cache = cache
+        self.cors = cors
+        self.authenticator = Authenticator(database, settings, clock)
+        self.routes = route_table(RESOURCE_CLASSES)
+        self.url_map = build_url_map(self.routes)
+        self.routes_by_key = {route.key: route for route in self.routes}
+        self.resources = {
+            name: cls(settings, self.routes) for name, cls in RESOURCE_CLASSES.items()
+        }
+        self.targets = self._bind(self.routes)
+        self.options = OptionsResponder(settings)
+
+    def _bind(self, routes: tuple[Route, ...]) -> dict[tuple[str, str], Target]:
+        schemas: dict[type[Schema], Schema] = {}
+        targets = {}
+        for route in routes:
+            resource = self.resources[route.spec.resource]
+            for endpoint in route.endpoints:
+                arguments = endpoint.arguments or NoArgs
+                schema = schemas.setdefault(arguments, arguments())
+                responder = getattr(resource, endpoint.responder)
+                repeatable = frozenset(
+                    field.data_key or name
+                    for name, field in schema.fields.items()
+                    if getattr(field, "repeatable", False)
+                )
+                target = Target(
+                    route, resource, responder, schema, endpoint.collects_errors, repeatable
+                )
+                for method in endpoint.methods:
+                    targets[(route.key, method)] = target
+        return targets
+
+    # -- the pipeline ----------------------------------------------------------------
+
+    def handle(self, request: Request) -> Response:
+        try:
+            response = self._handle(request)
+        except RestError as exc:
+            response = self.error_response(exc, request)
+        except peewee.DataError:
+            # A value the database refused (out of range, too long): the client's input.
+            log.info("database refused a value on %s %s", request.method, request.path)
+            response = self.error_response(bad_param("body"), request)
+        except Exception:  # noqa: BLE001 - the last line of defence must catch all
+            log.exception("unhandled error on %s %s", request.method, request.path)
+            response = self.error_response(RestError("rest_internal_error", 500), request)
+        if request.allow:
+            response.headers["Allow"] = request.allow
+        if response.status_code != 413:
+            drain_body(request)  # a refusal reaches a client that sends its whole body
+        # A 413's body is left unread. Closing that connection is the server's job: PEP
+        # 3333 forbids ``Connection`` to applications (waitress answers 500 to it), and
+        # the servers close it themselves (waitress under ``serve`` refuses the
+        # declaration before the app runs; Werkzeug's closes every connection).
+        if "_envelope" in request.args:
+            return enveloped(response)
+        return response
+
+    def _handle(self, request: Request) -> Response:
+        if (request.content_length or 0) > self.settings.max_body_bytes:
+            raise RestError("rest_payload_too_large", 413)
+        if self.cors.refuses(request.environ):
+            raise RestError("rest_cors_origin_not_allowed", 403)
+        route, values = self.match(request)
+        request.allow = "GET"  # an anonymous caller's, until the caller is known
+        if request.method == "OPTIONS":
+            return self.answer_options(request, route, values)
+        target = self.targets.get((route.key, SERVED_AS.get(request.method, request.method)))
+        if target is None:
+            raise no_route()
+        user = self.authenticate(request)
+        if request.method in WRITE_METHODS:
+            return self.write(request, target, values, user)
+        with request_scope(self.database, write=False):
+            return self.read(request, target, values, user)
+
+    def match(self, request: Request) -> tuple[Route, Values]:
+        """Step 3: the route of the path (a trailing slash ignored, as WordPress does)."""
+        adapter: MapAdapter = self.url_map.bind_to_environ(request.environ)
+        path = request.path
+        if len(path) > 1 and path.endswith("/"):
+            path = path.rstrip("/") or "/"
+        try:
+            key, values = adapter.match(path)
+        except HTTPException:
+            raise no_route() from None
+        return self.routes_by_key[str(key)], values
+
+    def answer_options(self, request: Request, route: Route, values: Values) -> Response:
+        """A plain ``OPTIONS``: 200 with ``Allow`` and the route's description, whatever
+        the record (it is looked up for ``Allow`` alone). A CORS preflight ignores the
+        credentials (browsers send none): the app adds its headers on the way out."""
+        user = None if is_preflight(request.environ) else self.authenticate(request)
+        with request_scope(self.database, write=False):
+            request.allow = self.allowed(route, values, user)
+        urls = urls_for(request, self.settings.site_url)
+        response = json_response(self.options.body(route, urls, request.reply_language))
+        return self.discoverable(response, request)
+
+    def authenticate(self, request: Request) -> User | None:
+        """Step 3: the caller, once, on its own connection (a failed login is counted
+        in a transaction of its own, apart from the request's)."""
+        header = request.headers.get("Authorization")
+        if not header:
+            return None
+        with connected(self.database, self.authenticator.store):
+            return self.authenticator.authenticate(header, request.remote_addr or "")
+
+    def read(self, request: Request, target: Target, values: Values, user: User | None) -> Response:
+        """A read, answered from the response cache while no write happened since."""
+        if self.cache is None or request.cache_key is None or not cacheable(request.args):
+            request.allow = self.allowed(target.route, values, user)
+            return self.respond(request, self.admit(request, target, values, user), target)
+        key = self.cache.key(request.cache_key, user.id if user else 0)
+        hit = self.cache.get(key, request.generation)
+        if hit is not None:  # its headers hold its ``Allow``
+            request.allow = ""
+            return Response(hit.body, status=hit.status, headers=list(hit.headers))
+        request.allow = self.allowed(target.route, values, user)
+        response = self.respond(request, self.admit(request, target, values, user), target)
+        if response.status_code == 200:  # stamped with the generation read before it
+            cached = CachedResponse(200, tuple(response.headers), response.get_data())
+            self.cache.store(key, request.generation, cached)
+        return response
+
+    def write(
+        self, request: Request, target: Target, values: Values, user: User | None
+    ) -> Response:
+        """Steps 4 to 6 of a write: checks without the lock, then the write with it."""
+        with read_only_scope(self.database):
+            request.allow = self.allowed(target.route, values, user)
+            call = self.admit(request, target, values, user)
+            call.checking = True
+            try:
+                return self.respond(request, call, target)  # answered without writing
+            except ReadyToWrite:
+                pass
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                with request_scope(self.database, write=True):
+                    # the first statement of every write: its row lock queues writers
+                    # (as SQLite's IMMEDIATE does), so unique slugs are chosen one
+                    # writer at a time on every backend; a failure rolls it back
+                    bump_generation()
+                    return self.respond(request, self.admit(request, target, values, user), target)
+            except (peewee.IntegrityError, peewee.OperationalError) as exc:
+                # A concurrent writer won a unique-key race or a lock (MySQL deadlock,
+                # SQLite busy): the transaction was rolled back whole, so replay it.
+                if not is_transient(exc):
+                    raise
+                if attempt == WRITE_ATTEMPTS:
+                    log.warning("write conflict on %s %s: %s", request.method, request.path, exc)
+                    raise RestError("rest_conflict", 409) from None
+                time.sleep(0.01 * attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def admit(self, request: Request, target: Target, values: Values, user: User | None) -> Call:
+        """Steps 4 and 5: the route-level permission around the parameters, merged and
+        validated once; the call the responder receives."""
+        resource, method = target.resource, SERVED_AS.get(request.method, request.method)
+        path_errors = resource.path_errors(values)
+        allowed = resource.may_call(method, user)
+        if user is None and not allowed and not path_errors:
+            raise forbidden(False)  # before the body is even parsed
+        params = collect_params(request, target.repeatable)
+        request.reply_language = reply_language(params, request.language)
+        arguments = Arguments.load(target.schema, params)
+        if path_errors:
+            path_errors.update(arguments.errors)
+            path_errors.raise_if_any()
+        if not target.collects_errors or not allowed:
+            arguments.refuse_invalid()
+        if not allowed:
+            raise forbidden(user is not None)
+        return Call(
+            user=user,
+            params=params,
+            arguments=arguments,
+            urls=urls_for(request, self.settings.site_url),
+            language=request.reply_language,
+            clock=self.clock,
+            values=values,
+            query=tuple(request.args.items(multi=True)),
+        )
+
+    def respond(self, request: Request, call: Call, target: Target) -> Response:
+        """Step 6: the responder, its reply reduced to the ``_fields`` asked for and
+        serialised once, with ``Allow`` and the discovery link."""
+        reply = target.responder(call, **call.values)
+        names = requested_fields(call.query)
+        if names and reply.status < 300:
+            spec = target.route.spec
+            listed = spec.shape == "collection" and request.method in ("GET", "HEAD")
+            reply.body = only_fields(reply.body, names, spec.resource if listed else None)
+        response = reply_response(reply)
+        response.headers["Allow"] = request.allow
+        return self.discoverable(response, request)
+
+    def discoverable(self, response: Response, request: Request) -> Response:
+        """Add the link to the REST index (``rel="https://api.w.org/"``), as WordPress
+        does on every response, after any paging links."""
+        root = urls_for(request, self.settings.site_url).api_root
+        link = f'<{root}>; rel="{DISCOVERY_REL}"'
+        paging = response.headers.get("Link")
+        response.headers["Link"] = f"{paging}, {link}" if paging else link
+        return response
+
+    def allowed(self, route: Route, values: Values, user: User | None) -> str:
+        """The ``Allow`` header: the route's methods this caller may call, on this
+        record for an item route (WordPress's ``rest_send_allow_header``)."""
+        resource = self.resources[route.spec.resource]
+        return ", ".join(resource.allowed_methods(route, values, user))
+
+    def error_response(self, error: RestError, request: Request) -> Response:
+        translate = translator(request.reply_language)
+        response = json_response(error.body(translate), error.status, error.headers.items())
+        return self.discoverable(response, request)

@@ -1,0 +1,55 @@
+"""Look-ups every post-like record shares: taken slugs and featured images."""
+
+from __future__ import annotations
+
+import typing as t
+
+from ..models import Attachment, Event, Organizer, PostModel, User, Venue, could_exist
+from ..permissions import may_act_for_others
+from .visibility import readable
+
+
+def taken_slugs(model: type[PostModel], base: str, exclude_id: int | None = None) -> set[str]:
+    """The slugs of ``model`` that are ``base`` or start with ``base-`` (but the one of
+    record ``exclude_id``)."""
+    query = model.select(model.slug).where(
+        (model.slug == base) | (model.slug.startswith(f"{base}-"))
+    )
+    if exclude_id is not None:
+        query = query.where(model.id != exclude_id)
+    return {row.slug for row in query}
+
+
+def attachment_by_id(attachment_id: int) -> Attachment | None:
+    if not could_exist(attachment_id):
+        return None
+    found: Attachment | None = Attachment.get_or_none(Attachment.id == attachment_id)
+    return found
+
+
+def attachment_readable(attachment: Attachment, user: User | None) -> bool:
+    """Whether ``user`` may use the image ``attachment`` (link it by ID): its own, any
+    for those who may act for others, else the image of a record it may read."""
+    if user is None:
+        return False
+    if attachment.author_id == user.id or may_act_for_others(user):
+        return True
+    return any(
+        model.select(model.id)
+        .where((model.image == attachment.id) & readable(model, user))
+        .exists()
+        for model in (Event, Venue, Organizer)
+    )
+
+
+def attachment_by_url(url: str) -> Attachment | None:
+    found: Attachment | None = Attachment.get_or_none(Attachment.url == url)
+    return found
+
+
+def images_of(records: t.Sequence[PostModel]) -> dict[int, Attachment]:
+    """The featured images of a page of records, in one query."""
+    ids = sorted({record.image_id for record in records if record.image_id})
+    if not ids:
+        return {}
+    return {image.id: image for image in Attachment.select().where(Attachment.id.in_(ids))}

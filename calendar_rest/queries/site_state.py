@@ -1,0 +1,42 @@
+"""Reads of the site-wide counters (``SiteState``) that every process shares.
+
+Both are read on hot paths, so they run on prepared SQL: one primary-key read each.
+"""
+
+from __future__ import annotations
+
+from ..models import SiteState
+from .prepared import prepared_sql
+
+#: bumped by every write transaction: what cached responses are stamped with
+GENERATION = "generation"
+#: the longest event on record, in seconds: bounds "ends after X" to a start range
+MAX_EVENT_SECONDS = "max_event_seconds"
+#: the version of the word index's format (``repository.search_index``)
+SEARCH_INDEX = "search_index"
+KEYS = (GENERATION, MAX_EVENT_SECONDS, SEARCH_INDEX)
+
+
+def read_counter(key: str) -> int:
+    """One counter, by primary key; 0 when its row is missing."""
+    database = SiteState._meta.database
+    sql = prepared_sql(
+        database,
+        "site_state",
+        lambda: SiteState.select(SiteState.value).where(SiteState.key == "k"),
+    )
+    row = database.execute_sql(sql, [key]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def generation() -> int:
+    """The write generation: any write in any process since a read changes it."""
+    return read_counter(GENERATION)
+
+
+def max_event_seconds() -> int:
+    return read_counter(MAX_EVENT_SECONDS)
+
+
+def existing_counters() -> set[str]:
+    return {row.key for row in SiteState.select(SiteState.key)}

@@ -1,0 +1,89 @@
+"""Scheduled publication: a ``future`` record is published once its date has come.
+
+Publication must not depend on a scheduler (the app can be embedded), so it is lazy:
+before a request is served, :meth:`Publisher.catch_up` compares the clock with the
+earliest pending publication date it keeps in memory (one comparison in the common
+case) and, when one is due, publishes every due event, venue and organizer in one
+write transaction, which bumps the write generation (so every process drops what it
+cached) and recounts the terms of the events published. The earliest date is reloaded
+whenever the write generation has changed, since any write may have scheduled one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+
+import peewee as pw
+
+from ..clock import Clock, utc_now
+from ..models import Event, Organizer, PostModel, Venue
+from ..queries.site_state import generation
+from ..queries.terms import terms_of_events
+from .site_state import bump_generation
+from .terms import refresh_term_counts
+
+SCHEDULED = (Event, Venue, Organizer)
+
+
+class Publisher:
+    """The lazy publisher of one app (thread-safe; any number of processes)."""
+
+    def __init__(self, database: pw.Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+        self._lock = threading.Lock()
+        #: the write generation the earliest date was read at (None: never read)
+        self._generation: int | None = None
+        self._earliest: dt.datetime | None = None
+
+    def catch_up(self, current: int) -> int:
+        """Publish what is due, given the ``current`` write generation; returns the
+        generation after it (changed when something was published). Needs an open
+        connection."""
+        now = utc_now(self.clock)
+        if self._generation == current and (self._earliest is None or self._earliest > now):
+            return current
+        with self._lock:
+            if self._generation != current:
+                self._earliest, self._generation = earliest_scheduled(), current
+            if self._earliest is None or self._earliest > now:
+                return current
+            with self.database.atomic():
+                bump_generation()
+                publish_due(now)
+            current = generation()
+            self._earliest, self._generation = earliest_scheduled(), current
+            return current
+
+
+def earliest_scheduled() -> dt.datetime | None:
+    """The earliest publication date of a ``future`` record: one statement, an index
+    range on ``(status, date_utc)`` per table."""
+    selects = [
+        model.select(pw.fn.MIN(model.date_utc).alias("due")).where(model.status == "future")
+        for model in SCHEDULED
+    ]
+    union: pw.SelectBase = selects[0]
+    for select in selects[1:]:
+        union = union + select  # UNION ALL
+    dates = [_as_datetime(row[0]) for row in union.tuples() if row[0] is not None]
+    return min(dates) if dates else None
+
+
+def _as_datetime(value: object) -> dt.datetime:
+    """A date as the driver returns it (SQLite: text)."""
+    return value if isinstance(value, dt.datetime) else dt.datetime.fromisoformat(str(value))
+
+
+def publish_due(now: dt.datetime) -> dict[type[PostModel], list[int]]:
+    """Publish every ``future`` record dated ``now`` or earlier; returns their IDs."""
+    published: dict[type[PostModel], list[int]] = {}
+    for model in SCHEDULED:
+        due = model.select(model.id).where((model.status == "future") & (model.date_utc <= now))
+        ids = [row.id for row in due]
+        if ids:
+            model.update(status="publish").where(model.id.in_(ids)).execute()
+            published[model] = ids
+    refresh_term_counts(terms_of_events(published.get(Event, [])))
+    return published

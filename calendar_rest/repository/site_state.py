@@ -1,0 +1,32 @@
+"""Writes of the site-wide counters (``SiteState``); see ``queries.site_state``."""
+
+from __future__ import annotations
+
+from ..models import SiteState
+from ..queries.site_state import GENERATION, KEYS, MAX_EVENT_SECONDS, existing_counters
+
+
+def ensure_counters() -> None:
+    """Create the counter rows if missing (part of schema creation)."""
+    existing = existing_counters()
+    for key in KEYS:
+        if key not in existing:
+            SiteState.create(key=key, value=0)
+
+
+def bump_generation() -> None:
+    """Mark every cache stale; runs inside the write's own transaction, so readers in
+    other processes see the new generation exactly when they can see the write.
+
+    As the first statement of a write it also takes the row lock that queues writers
+    (as SQLite's IMMEDIATE does), so unique slugs are chosen one writer at a time.
+    """
+    SiteState.update(value=SiteState.value + 1).where(SiteState.key == GENERATION).execute()
+
+
+def note_event_seconds(seconds: int) -> None:
+    """Raise the longest-event bound if this event is longer (it never shrinks, which
+    keeps it a safe bound)."""
+    SiteState.update(value=seconds).where(
+        (SiteState.key == MAX_EVENT_SECONDS) & (SiteState.value < seconds)
+    ).execute()

@@ -1,0 +1,74 @@
+"""The dispatcher: the route table is bound once, at start-up, and every method of a
+request is answered by that one mechanism."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import Api, assert_wp_error
+from werkzeug.test import Client
+
+from calendar_rest import create_app
+from calendar_rest.app import Application
+from calendar_rest.resources import RESOURCE_CLASSES
+from calendar_rest.routes import ROUTES, route_table
+
+
+def test_every_route_and_method_of_the_table_has_a_bound_responder(app: Application) -> None:
+    targets = app.dispatcher.targets
+    for route in route_table(RESOURCE_CLASSES):
+        for method in route.spec.methods:
+            target = targets[(route.key, method)]
+            assert target.route.spec == route.spec
+            assert callable(target.responder)
+    assert len({route.key for route in app.dispatcher.routes}) == len(ROUTES)
+
+
+def test_head_is_answered_by_the_get_responder_without_a_body(api: Api) -> None:
+    event = api.create_event(title="Heads up")
+    for path in ("/events", f"/events/{event['id']}", "/", "/doc"):
+        get, head = api.get(path), api.request("HEAD", path)
+        assert (head.status_code, get.status_code) == (200, 200), path
+        assert head.get_data() == b""
+        for name in ("Content-Type", "Content-Length", "X-WP-Total", "Link", "Allow"):
+            assert head.headers.get(name) == get.headers.get(name), (path, name)
+
+
+def test_head_of_a_missing_record_is_the_get_error_without_a_body(api: Api) -> None:
+    head = api.request("HEAD", "/events/424242")
+    assert head.status_code == 404 and head.get_data() == b""
+
+
+@pytest.mark.parametrize(("method", "path"), [("PUT", "/events"), ("DELETE", "/doc")])
+def test_a_method_the_route_does_not_serve_is_no_route(api: Api, method: str, path: str) -> None:
+    assert_wp_error(api.request(method, path, "administrator"), 404, "rest_no_route")
+
+
+def test_invalid_parameters_are_refused_before_the_responder_runs(
+    api: Api, app: Application, sql_statements: list[str]
+) -> None:
+    """A responder that does not collect errors never starts: the event is read once,
+    by its key, for the ``Allow`` header every answer carries (open-web.md §4)."""
+    event = api.create_event(title="Addressed")
+    api.get("/")  # the first request after writes also reads the next publication date
+    sql_statements.clear()
+    response = api.get(f"/events/{event['id']}", query_string={"context": "nonsense"})
+    assert_wp_error(response, 400, "rest_invalid_param")
+    assert response.headers["Allow"] == "GET"
+    event_reads = [sql for sql in sql_statements if re.search(r'FROM [`"]event[`"]', sql)]
+    assert len(event_reads) == 1, sql_statements
+
+
+@pytest.mark.backends("sqlite")
+def test_a_database_without_its_schema_answers_a_json_error_not_a_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The generation read and the publisher run before routing: their failure is still
+    the pipeline's JSON 500, logged once."""
+    app = create_app(f"sqlite:///{tmp_path / 'empty.db'}")
+    for method in ("GET", "POST"):
+        response = Client(app).open("/calendar/events/v1/events", method=method)
+        assert_wp_error(response, 500, "rest_internal_error")
+    assert "could not read the database" in caplog.text
