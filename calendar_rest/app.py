@@ -17,6 +17,7 @@ import peewee
 from . import models
 from .cache import ReadCache, request_key
 from .clock import SYSTEM_CLOCK, Clock
+from .conditional import environ_not_modified, validators_of
 from .cors import SAFE_METHODS, CorsPolicy
 from .db import connect_database, login_store
 from .dispatch import Dispatcher
@@ -53,7 +54,7 @@ class Application:
         self.cache = ReadCache(entries, clock, settings.site_zone) if entries else None
         self.login_store = login_store(database)
         models.bind_models(database, self.login_store)
-        self.publisher = Publisher(database, clock)
+        self.publisher = Publisher(database, clock, settings.site_zone)
         self.cors = CorsPolicy(settings.cors_origins, settings.site_url)
         self.dispatcher = Dispatcher(database, settings, clock, self.cache, self.cors)
 
@@ -74,6 +75,10 @@ class Application:
                 if self.cache is not None and cache_key and "HTTP_AUTHORIZATION" not in environ:
                     hit = self.cache.get(self.cache.key(cache_key, 0), current)
                     if hit is not None:  # anonymous hit: no routing, no request object
+                        if environ_not_modified(environ, hit.headers):  # the copy is current
+                            headers = validators_of(hit.headers)
+                            start_response("304 Not Modified", headers + self.sent_headers(environ))
+                            return []
                         start_response("200 OK", [*hit.headers, *self.sent_headers(environ)])
                         return [hit.body]
         except Exception:  # noqa: BLE001 - unreachable or uninitialised database

@@ -44,6 +44,8 @@ ALLOWED_HEADERS = (
     "Content-Type",
     "If-Match",
     "If-None-Match",
+    "If-Modified-Since",
+    "If-Unmodified-Since",
     "X-HTTP-Method-Override",
     "X-WP-Nonce",
     "Content-Disposition",

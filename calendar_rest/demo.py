@@ -321,14 +321,14 @@ def load_demo(
         ctx = WriteContext(admin, site_timezone, clock)
         for payload, children in demo_payloads(today):
             if children:
-                ids = [_child_category(name).id for name in children]
+                ids = [_child_category(name, now).id for name in children]
                 payload = {**payload, "categories": [*payload.get("categories", []), *ids]}
             args = validate(EventCreateArgs(), payload)
             save_event(check_event_write(args, admin), ctx)
         return DemoResult(True, record_counts(), password)
 
 
-def _child_category(name: str) -> Term:
+def _child_category(name: str, now: dt.datetime) -> Term:
     """The child category, created under its parent, which an earlier event in
     ``DEMO_EVENTS`` must have created by name (keep that order when editing the data)."""
     existing = find_term(CATEGORIES, name)
@@ -338,7 +338,7 @@ def _child_category(name: str) -> Term:
     assert parent is not None, f"create {CHILD_CATEGORIES[name]!r} before {name!r}"
     description = f"{name}, a kind of {parent.name.lower()}."
     args = {"name": name, "description": description, "parent": parent.id}
-    return create_term(CATEGORIES, args, parent.language)
+    return create_term(CATEGORIES, args, parent.language, now)
 
 
 __all__ = ["DEMO_ADMIN", "DEMO_EVENTS", "DemoResult", "load_demo", "record_counts"]

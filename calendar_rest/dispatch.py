@@ -18,7 +18,12 @@ answers, and nothing after it runs):
    in one write transaction whose first statement queues writers. A refused write
    never takes the write lock; a write that loses a race is replayed whole.
 
-The :class:`Reply` is serialised once, with ``Allow``. Every exception leaves through
+The :class:`Reply` is serialised once, with ``Allow``; a 200 to a read gets its
+``ETag`` (and a record's ``Last-Modified``) there, so every route has them, and a
+client's matching copy gets a 304 (``conditional.py``). A conditional write on one
+record compares its tag with what this caller would GET there now, after the route's
+own existence and permission checks but before the body is validated, and again in
+the write transaction, behind the writers' lock. Every exception leaves through
 :meth:`Dispatcher.handle` as a WordPress JSON error.
 """
 
@@ -38,6 +43,16 @@ from werkzeug.wrappers import Response
 from .auth import Authenticator
 from .cache import CachedResponse, ReadCache, cacheable
 from .clock import Clock
+from .conditional import (
+    Current,
+    NotModified,
+    Preconditions,
+    entity_tag,
+    last_modified,
+    not_modified,
+    precondition_failed,
+    validators_of,
+)
 from .cors import CorsPolicy, is_preflight
 from .db import connected, is_transient, read_only_scope, request_scope
 from .describe.options import OptionsResponder
@@ -54,10 +69,13 @@ from .http import (
 )
 from .i18n import translator
 from .models import User
+from .outbox import Outbox
+from .php_params import php_params
+from .queries.changes import COLLECTIONS, revision
 from .repository.site_state import bump_generation
 from .resources import RESOURCE_CLASSES
 from .resources.base import Arguments, Call, ReadyToWrite, Resource
-from .routes import Route, build_url_map, route_table
+from .routes import Route, RouteSpec, build_url_map, route_table
 from .settings import Settings
 from .wire.fields import only_fields, requested_fields
 from .wire.reply import Reply
@@ -71,6 +89,13 @@ SERVED_AS = {"HEAD": "GET"}
 #: a write that loses a race on a unique key is retried this many times
 WRITE_ATTEMPTS = 5
 Values = t.Mapping[str, t.Any]
+READ_METHODS = frozenset({"GET", "HEAD"})
+#: the route shapes that name one record (conditional writes apply to them)
+SINGLE_SHAPES = frozenset({"item", "by_slug"})
+#: a record type (``queries.changes``, whose revisions tags cover) by resource name
+RECORD_TYPES = {collection: record_type for record_type, collection in COLLECTIONS.items()}
+#: the resources whose singles carry ``Last-Modified`` (terms have no ``modified``)
+DATED = frozenset({"events", "venues", "organizers"})
 
 
 class NoArgs(Schema):
@@ -93,6 +118,40 @@ class Target:
     collects_errors: bool
     #: the parameters that take a list (their repeated keys are united)
     repeatable: frozenset[str]
+
+
+class Record(t.NamedTuple):
+    """The record a single-record reply shows (what its validators depend on)."""
+
+    #: its change-log type; None for a resource without revisions
+    type: str | None
+    id: int | None
+    last_modified: str | None
+
+
+def record_of(spec: RouteSpec, method: str, reply: Reply) -> Record | None:
+    """The record a successful reply of a single route (or a create) is about, read off
+    its body before ``_fields`` reduces it."""
+    create = spec.shape == "collection" and method == "POST"
+    if reply.status >= 300 or not isinstance(reply.body, dict):
+        return None
+    if spec.shape not in SINGLE_SHAPES and not create:
+        return None
+    record_id = reply.body.get("id")
+    record_id = record_id if isinstance(record_id, int) else None
+    modified = last_modified(reply.body.get("modified_utc")) if spec.resource in DATED else None
+    return Record(RECORD_TYPES.get(spec.resource), record_id, modified)
+
+
+def validators(body: bytes, record: Record | None) -> list[tuple[str, str]]:
+    """``ETag`` (and ``Last-Modified``) of a 200 with ``body``: a record's tag also
+    covers its revision, so it changes on every write even within one second."""
+    if record is None or record.type is None or record.id is None:
+        return [("ETag", entity_tag(body))]
+    headers = [("ETag", entity_tag(body, revision(record.type, record.id)))]
+    if record.last_modified:
+        headers.append(("Last-Modified", record.last_modified))
+    return headers
 
 
 class Dispatcher:
@@ -119,6 +178,7 @@ class Dispatcher:
             name: cls(settings, self.routes) for name, cls in RESOURCE_CLASSES.items()
         }
         self.targets = self._bind(self.routes)
+        self.outbox = Outbox(self.targets)
         self.options = OptionsResponder(settings)
 
     def _bind(self, routes: tuple[Route, ...]) -> dict[tuple[str, str], Target]:
@@ -156,7 +216,7 @@ class Dispatcher:
         except Exception:  # noqa: BLE001 - the last line of defence must catch all
             log.exception("unhandled error on %s %s", request.method, request.path)
             response = self.error_response(RestError("rest_internal_error", 500), request)
-        if request.allow:
+        if request.allow and response.status_code != 304:
             response.headers["Allow"] = request.allow
         if response.status_code != 413:
             drain_body(request)  # a refusal reaches a client that sends its whole body
@@ -219,8 +279,19 @@ class Dispatcher:
             return self.authenticator.authenticate(header, request.remote_addr or "")
 
     def read(self, request: Request, target: Target, values: Values, user: User | None) -> Response:
-        """A read, answered from the response cache while no write happened since."""
-        if self.cache is None or request.cache_key is None or not cacheable(request.args):
+        """A read, answered from the response cache while no write happened since, and
+        with a 304 when the client's copy is current."""
+        return self.revalidated(request, self.fetch(request, target, values, user))
+
+    def fetch(
+        self, request: Request, target: Target, values: Values, user: User | None
+    ) -> Response:
+        if (
+            self.cache is None
+            or request.cache_key is None
+            or not cacheable(request.args)
+            or not target.resource.cacheable
+        ):
             request.allow = self.allowed(target.route, values, user)
             return self.respond(request, self.admit(request, target, values, user), target)
         key = self.cache.key(request.cache_key, user.id if user else 0)
@@ -238,15 +309,24 @@ class Dispatcher:
     def write(
         self, request: Request, target: Target, values: Values, user: User | None
     ) -> Response:
-        """Steps 4 to 6 of a write: checks without the lock, then the write with it."""
+        """Steps 4 to 6 of a write: checks without the lock, then the write with it;
+        the preconditions of a single record's write are evaluated in both."""
+        single = target.route.spec.shape in SINGLE_SHAPES
+        conditions = Preconditions.of(request.headers) if single else None
         with read_only_scope(self.database):
             request.allow = self.allowed(target.route, values, user)
+            pending = conditions is not None
+            if conditions is not None:
+                pending = not self.precheck(request, target, values, user, conditions)
             call = self.admit(request, target, values, user)
             call.checking = True
             try:
-                return self.respond(request, call, target)  # answered without writing
+                return self.written(request, call, target)  # answered without writing
             except ReadyToWrite:
                 pass
+            if conditions is not None and pending:
+                current = self.representation(request, target.route, values, user)
+                self.require(conditions, current)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
                 with request_scope(self.database, write=True):
@@ -254,7 +334,13 @@ class Dispatcher:
                     # (as SQLite's IMMEDIATE does), so unique slugs are chosen one
                     # writer at a time on every backend; a failure rolls it back
                     bump_generation()
-                    return self.respond(request, self.admit(request, target, values, user), target)
+                    if conditions is not None:  # again, now that writers queue behind us
+                        current = self.representation(request, target.route, values, user)
+                        self.require(conditions, current)
+                    call = self.admit(request, target, values, user)
+                    response = self.written(request, call, target)
+                    self.outbox.enqueue_changes(call.urls, self.clock)  # webhooks, same tx
+                    return response
             except (peewee.IntegrityError, peewee.OperationalError) as exc:
                 # A concurrent writer won a unique-key race or a lock (MySQL deadlock,
                 # SQLite busy): the transaction was rolled back whole, so replay it.
@@ -266,14 +352,93 @@ class Dispatcher:
                 time.sleep(0.01 * attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    @staticmethod
+    def revalidated(request: Request, response: Response) -> Response:
+        """A 304 for a 200 whose validators match ``If-None-Match`` (else
+        ``If-Modified-Since``); ``_envelope`` always answers its 200."""
+        if response.status_code != 200 or "_envelope" in request.args:
+            return response
+        headers = request.headers
+        if not not_modified(
+            headers.get("If-None-Match"),
+            headers.get("If-Modified-Since"),
+            response.headers.get("ETag"),
+            response.headers.get("Last-Modified"),
+        ):
+            return response
+        return NotModified(validators_of(response.headers.items()))
+
+    def precheck(
+        self,
+        request: Request,
+        target: Target,
+        values: Values,
+        user: User | None,
+        conditions: Preconditions,
+    ) -> bool:
+        """A write's preconditions, before its body is validated (a stale tag is a 412
+        even with an invalid body), once the caller may write here: returns whether
+        they were evaluated, else the responder's checks answer first (401, 403, 404,
+        410) and they are evaluated when those pass.
+
+        :raises RestError: 412, also for ``If-Match`` on a record that does not exist.
+        """
+        if user is None or not target.resource.may_call(request.method, user):
+            return False  # ``admit`` answers: 401, or this caller's 400/403
+        current = self.representation(request, target.route, values, user)
+        if not current.exists and conditions.if_match is not None:
+            raise precondition_failed()
+        if not current.exists or request.method not in request.allow.split(", "):
+            return False
+        self.require(conditions, current)
+        return True
+
+    @staticmethod
+    def require(conditions: Preconditions, current: Current) -> None:
+        """:raises RestError: 412 when a precondition fails."""
+        if not conditions.hold(current):
+            raise precondition_failed()
+
+    def representation(
+        self, request: Request, route: Route, values: Values, user: User | None
+    ) -> Current:
+        """What this caller would GET at ``route`` now (the request's query string
+        applies, its body does not): the tag a conditional write is compared with, and
+        the new tag a successful write answers with."""
+        target = self.targets.get((route.key, "GET"))
+        if target is None:
+            return Current(exists=False)
+        if target.resource.path_errors(values):
+            return Current(exists=False)  # the slug or ID names no record
+        query = tuple(request.args.items(multi=True))
+        params = php_params(query, target.repeatable)
+        try:
+            arguments = Arguments.load(target.schema, params)
+            if not target.collects_errors:
+                arguments.refuse_invalid()
+            call = Call(
+                user=user,
+                params=params,
+                arguments=arguments,
+                urls=urls_for(request, self.settings.site_url),
+                language=reply_language(params, request.language),
+                clock=self.clock,
+                values=values,
+                query=query,
+            )
+            response, _ = self.render("GET", call, target)
+        except RestError as exc:  # no representation for this caller
+            return Current(exists=exc.status != 404)
+        return Current(True, response.headers.get("ETag"), response.headers.get("Last-Modified"))
+
     def admit(self, request: Request, target: Target, values: Values, user: User | None) -> Call:
         """Steps 4 and 5: the route-level permission around the parameters, merged and
         validated once; the call the responder receives."""
         resource, method = target.resource, SERVED_AS.get(request.method, request.method)
         path_errors = resource.path_errors(values)
         allowed = resource.may_call(method, user)
-        if user is None and not allowed and not path_errors:
-            raise forbidden(False)  # before the body is even parsed
+        if not allowed and not path_errors and (user is None or resource.permission_first):
+            raise forbidden(user is not None)  # before the body is even parsed
         params = collect_params(request, target.repeatable)
         request.reply_language = reply_language(params, request.language)
         arguments = Arguments.load(target.schema, params)
@@ -296,17 +461,48 @@ class Dispatcher:
         )
 
     def respond(self, request: Request, call: Call, target: Target) -> Response:
-        """Step 6: the responder, its reply reduced to the ``_fields`` asked for and
-        serialised once, with ``Allow`` and the discovery link."""
+        """Step 6: the responder's answer, with ``Allow`` and the discovery link."""
+        response, _ = self.render(request.method, call, target)
+        response.headers["Allow"] = request.allow
+        return self.discoverable(response, request)
+
+    def written(self, request: Request, call: Call, target: Target) -> Response:
+        """A write's answer; a success carries the ``ETag`` a GET of the same URL (of a
+        created record's item route) by this caller returns right after, where that GET
+        succeeds, and the record's ``Last-Modified``."""
+        response, record = self.render(request.method, call, target)
+        if response.status_code < 300 and record is not None:
+            shown = self.shown_at(target, call, record)
+            etag = self.representation(request, *shown, call.user).etag if shown else None
+            if etag is not None:
+                response.headers["ETag"] = etag
+            if record.last_modified:
+                response.headers["Last-Modified"] = record.last_modified
+        response.headers["Allow"] = request.allow
+        return self.discoverable(response, request)
+
+    def shown_at(self, target: Target, call: Call, record: Record) -> tuple[Route, Values] | None:
+        """Where a GET shows the record a write answered with: the same URL, or the
+        item route of a created record."""
+        if target.route.spec.shape in SINGLE_SHAPES:
+            return target.route, call.values
+        item = self.routes_by_key.get(f"{target.route.spec.resource}.item")
+        return (item, {"id": record.id}) if item is not None and record.id is not None else None
+
+    def render(self, method: str, call: Call, target: Target) -> tuple[Response, Record | None]:
+        """The responder's reply, reduced to the ``_fields`` asked for and serialised
+        once; a 200 to a read gets its validators, computed from the exact bytes."""
         reply = target.responder(call, **call.values)
+        record = record_of(target.route.spec, method, reply)
         names = requested_fields(call.query)
         if names and reply.status < 300:
             spec = target.route.spec
-            listed = spec.shape == "collection" and request.method in ("GET", "HEAD")
+            listed = spec.shape == "collection" and method in READ_METHODS
             reply.body = only_fields(reply.body, names, spec.resource if listed else None)
         response = reply_response(reply)
-        response.headers["Allow"] = request.allow
-        return self.discoverable(response, request)
+        if reply.status == 200 and method in READ_METHODS:
+            response.headers.extend(validators(response.get_data(), record))
+        return response, record
 
     def discoverable(self, response: Response, request: Request) -> Response:
         """Add the link to the REST index (``rel="https://api.w.org/"``), as WordPress

@@ -22,6 +22,10 @@ MESSAGES: dict[str, str] = {
     "rest_payload_too_large": N_("The request body is too large."),
     "rest_internal_error": N_("The server encountered an unexpected error."),
     "rest_conflict": N_("The request conflicted with a concurrent change; retry it."),
+    "rest_precondition_failed": N_(
+        "The record does not meet the request's preconditions: it changed, or does not"
+        " exist. Read it again."
+    ),
     "incorrect_password": N_("The provided password is an invalid application password."),
     "invalid_username": N_("Unknown username. Check again or try your email address."),
     "rest_invalid_namespace": N_("The specified namespace could not be found."),
@@ -29,6 +33,9 @@ MESSAGES: dict[str, str] = {
     "rest_too_many_login_attempts": N_("Too many failed login attempts. Please try again later."),
     "rest_cors_origin_not_allowed": N_(
         "Requests that change data are not accepted from this origin."
+    ),
+    "rest_sync_token_invalid": N_(
+        "The sync token is invalid or has expired. Start over with a full sync, without sync_token."
     ),
     # TEC events
     "rest-event-not-found": N_("Event with ID %d does not exist."),
@@ -60,4 +67,6 @@ MESSAGES: dict[str, str] = {
     "term_exists_in_taxonomy": N_("A term with the name provided already exists in this taxonomy."),
     "rest_taxonomy_not_hierarchical": N_("Cannot set parent term, taxonomy is not hierarchical."),
     "duplicate_term_slug": N_("The slug “%s” is already in use by another term."),
+    # webhooks (sync.md §4)
+    "rest_webhook_invalid_id": N_("Invalid webhook subscription ID."),
 }

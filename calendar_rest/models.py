@@ -98,6 +98,9 @@ class PostModel(BaseModel):
     date_utc = pw.DateTimeField()
     modified = pw.DateTimeField()
     modified_utc = pw.DateTimeField()
+    #: where an imported record came from: the source's ``global_id`` lineage followed
+    #: by this copy's own (TEC's ``global_id_lineage``), space-separated
+    global_id_lineage = pw.TextField(default="")
 
 
 class Venue(PostModel):
@@ -121,6 +124,8 @@ class Venue(PostModel):
             (("language", "status", "date_utc", "id"), False),
             (("geo_lat", "geo_lng"), False),
             (("status", "date_utc"), False),  # the next scheduled publication
+            # ``modified_after``/``modified_before`` and ``orderby=modified``
+            (("language", "status", "modified_utc", "id"), False),
         )
 
 
@@ -133,11 +138,13 @@ class Organizer(PostModel):
         indexes = (
             (("language", "status", "date_utc", "id"), False),
             (("status", "date_utc"), False),  # the next scheduled publication
+            (("language", "status", "modified_utc", "id"), False),
         )
 
 
 class Event(PostModel):
     post_parent_id: pw.ForeignKeyField[int | None]
+    series_master_id: pw.ForeignKeyField[int | None]
     venue_id: pw.ForeignKeyField[int | None]
     start_local = pw.DateTimeField()
     end_local = pw.DateTimeField()
@@ -159,6 +166,26 @@ class Event(PostModel):
     ticketed = pw.BooleanField(default=False)
     post_parent = pw.ForeignKeyField("self", null=True, on_delete="SET NULL", backref="children")
     venue = pw.ForeignKeyField(Venue, null=True, on_delete="SET NULL", backref="events")
+    # -- iCalendar and recurring series (calendar.md §3, §4) --------------------------
+    #: RFC 5545 UID: a random UUID at creation (an import keeps the source's), shared by
+    #: every occurrence of a series, never changed
+    uid = pw.CharField(max_length=255, default="", index=True)
+    #: RFC 5545 SEQUENCE: 0 at creation, +1 in every update that touches the event
+    sequence = pw.IntegerField(default=0)
+    #: a master's ``recurrence`` lines (JSON list); "" for other events
+    recurrence = pw.TextField(default="")
+    #: an occurrence's master (None for a master and for a stand-alone event)
+    series_master = pw.ForeignKeyField(
+        "self", null=True, on_delete="CASCADE", backref="occurrences"
+    )
+    #: the original start (local wall clock in the series zone) of a master or occurrence
+    original_start = pw.DateTimeField(null=True)
+    #: the fields changed on this occurrence alone (JSON list): an exception's own fields
+    exception_fields = pw.TextField(default="")
+    #: a master's base values, what series-wide edits last set (JSON object)
+    series_base = pw.TextField(default="")
+    #: how far a master's occurrences exist as rows (UTC)
+    materialised_until = pw.DateTimeField(null=True)
 
     class Meta:
         indexes = (
@@ -185,6 +212,10 @@ class Event(PostModel):
             (("author", "status"), False),
             # the next scheduled publication (repository.publishing)
             (("status", "date_utc"), False),
+            # ``modified_after``/``modified_before`` and ``orderby=modified`` (sync)
+            (("modified_utc", "id"), False),
+            # a series' occurrences in date order (``/events/{id}/occurrences``)
+            (("series_master", "start_utc"), False),
         )
 
 
@@ -283,6 +314,118 @@ class SiteState(BaseModel):
     value = pw.BigIntegerField(default=0)
 
 
+class ChangeEntry(BaseModel):
+    """One change of one record, appended by the write that made it (``sync.md`` §3.9).
+
+    ``position`` is the write generation the write took (``SiteState``), so entries
+    commit in position order on every backend; ``id`` orders the entries of one write.
+    The visibility attributes before and after the change (``None`` status: the
+    record did not exist) let the change feed judge each entry for each caller.
+    """
+
+    id: pw.AutoField[int]
+    position = pw.BigIntegerField()
+    record_type = pw.CharField(max_length=10)
+    record_id = pw.IntegerField()
+    #: ``created``, ``updated`` or ``deleted``
+    kind = pw.CharField(max_length=8)
+    changed_utc = pw.DateTimeField()
+    before_status = pw.CharField(max_length=20, null=True)
+    before_author = pw.IntegerField(null=True)
+    after_status = pw.CharField(max_length=20, null=True)
+    after_author = pw.IntegerField(null=True)
+
+    class Meta:
+        indexes = (
+            (("position", "id"), False),
+            (("record_type", "record_id", "position"), False),
+        )
+
+
+class PayloadField(pw.BlobField):
+    """Bytes of any size: MariaDB's ``BLOB`` stops at 64 KiB, so it gets ``LONGBLOB``."""
+
+    def ddl_datatype(self, ctx: t.Any) -> t.Any:
+        if isinstance(self.model._meta.database, pw.MySQLDatabase):
+            return pw.SQL("LONGBLOB")
+        return super().ddl_datatype(ctx)
+
+    def python_value(self, value: t.Any) -> bytes | None:
+        """``bytes`` on every backend (PostgreSQL's driver returns a ``memoryview``)."""
+        return None if value is None else bytes(value)
+
+
+class WebhookSubscription(BaseModel):
+    """An administrator's webhook endpoint (``sync.md`` §4). ``signing_key`` holds the
+    standard base64 of the 32-byte key the worker signs with; the ``whsec_`` secret
+    built from it is shown once, in the create response."""
+
+    id: pw.AutoField[int]
+    #: exactly as submitted (at most 2048 characters)
+    url = pw.TextField()
+    #: the event type names as a JSON array, in the submitted order
+    events = pw.TextField()
+    active = pw.BooleanField(default=True)
+    disabled_reason = pw.CharField(max_length=100, null=True)
+    created_at = pw.DateTimeField()
+    signing_key = pw.CharField(max_length=64)
+
+
+class WebhookMessage(BaseModel):
+    """One outbox message: one change for one subscription, its payload rendered once
+    when the write that made the change enqueued it (``sync.md`` §5.1, §5.7).
+
+    ``state`` is ``pending`` (due at ``next_attempt_at``), ``done``, ``failed`` or
+    ``dropped``; a worker holds a message while ``locked_until`` is in the future and
+    ``claim`` is its token, so only the holder of the lease records the attempt.
+    """
+
+    id: pw.AutoField[int]
+    subscription_id: pw.ForeignKeyField[int]
+    #: the ``webhook-id`` header: ``msg_`` and a random URL-safe string
+    message_id = pw.CharField(max_length=40, unique=True)
+    subscription = pw.ForeignKeyField(WebhookSubscription, on_delete="CASCADE")
+    type = pw.CharField(max_length=24)
+    payload = PayloadField()
+    state = pw.CharField(max_length=8, default="pending")
+    attempts = pw.IntegerField(default=0)
+    next_attempt_at = pw.DateTimeField()
+    locked_until = pw.DateTimeField(null=True)
+    claim = pw.CharField(max_length=32, null=True)
+    created_at = pw.DateTimeField()
+
+    class Meta:
+        indexes = (
+            # the worker's claim: pending messages due first, an index range
+            (("state", "next_attempt_at"), False),
+            # a subscription's pending and failed counts, and dropping its pending ones
+            (("subscription", "state"), False),
+            (("created_at",), False),  # pruning
+        )
+
+
+class WebhookAttempt(BaseModel):
+    """One delivery attempt of a message (one item of ``webhooks/{id}/deliveries``)."""
+
+    id: pw.AutoField[int]
+    subscription_id: pw.ForeignKeyField[int]
+    message_id: pw.ForeignKeyField[int]
+    subscription = pw.ForeignKeyField(WebhookSubscription, on_delete="CASCADE")
+    message = pw.ForeignKeyField(WebhookMessage, on_delete="CASCADE")
+    attempt = pw.IntegerField()
+    attempted_at = pw.DateTimeField()
+    status_code = pw.IntegerField(null=True)
+    error = pw.CharField(max_length=100, null=True)
+    duration_ms = pw.IntegerField()
+    next_attempt_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        indexes = (
+            (("subscription", "id"), False),  # the deliveries list, newest first
+            (("attempted_at",), False),  # pruning
+        )
+
+
 class LoginThrottle(BaseModel):
     """Failed logins of a key (a login or a client address) and the lock they led to
     (``auth.py``); a ``success`` key remembers when an address last authenticated as a
@@ -318,6 +461,10 @@ MODELS: tuple[type[BaseModel], ...] = (
     EventTerm,
     SearchWord,
     SiteState,
+    ChangeEntry,
+    WebhookSubscription,
+    WebhookMessage,
+    WebhookAttempt,
     LoginThrottle,
 )
 

@@ -27,7 +27,13 @@ from .settings import NAMESPACE
 READ = ("GET",)
 EDIT = ("POST", "PUT", "PATCH")
 ITEM = ("GET", *EDIT, "DELETE")
-SHAPE_SUFFIX = {"collection": "_collection", "item": "", "by_slug": "_by_slug", "index": ""}
+SHAPE_SUFFIX = {
+    "collection": "_collection",
+    "item": "",
+    "by_slug": "_by_slug",
+    "index": "",
+    "deliveries": "_deliveries",
+}
 METHOD_VERB = {"GET": "get", "POST": "post", "PUT": "post", "PATCH": "post", "DELETE": "delete"}
 #: a schema class, or the name of the resource class attribute holding one
 ArgumentSet = type[Schema] | str
@@ -89,6 +95,18 @@ ROUTES: tuple[RouteSpec, ...] = (
     *_post_routes("organizers", N_("The organizer post ID"), N_("The organizer post slug")),
     *_term_routes("categories", N_("The category term ID")),
     *_term_routes("tags", N_("The tag term ID")),
+    RouteSpec("/changes", "changes", "collection", READ),
+    RouteSpec("/webhooks", "webhooks", "collection", ("GET", "POST")),
+    RouteSpec(
+        "/webhooks/<int:id>", "webhooks", "item", ITEM, {"id": N_("The webhook subscription ID")}
+    ),
+    RouteSpec(
+        "/webhooks/<int:id>/deliveries",
+        "webhooks",
+        "deliveries",
+        READ,
+        {"id": N_("The webhook subscription ID")},
+    ),
 )
 
 

@@ -61,6 +61,14 @@ class Settings:
     #: origins (``scheme://host[:port]``) whose pages may send credentials and write;
     #: every origin may read what anonymous visitors read (see ``cors.py``)
     cors_origins: tuple[str, ...] = ()
+    #: days a sync token stays valid: compaction only drops older change entries
+    sync_retention_days: int = 30
+    #: webhooks (``sync.md`` §4, §5): accept targets on loopback and private networks
+    webhook_allow_private: bool = False
+    #: seconds an endpoint has to answer one delivery attempt (1 to 30)
+    webhook_timeout: int = 15
+    #: parallel delivery attempts of one worker process
+    webhook_concurrency: int = 4
 
     @classmethod
     def build(
@@ -109,10 +117,14 @@ class Settings:
             "login_max_failures_per_address",
             "login_failure_window",
             "login_lockout",
+            "sync_retention_days",
+            "webhook_concurrency",
         )
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be a positive integer")
+        if not 1 <= self.webhook_timeout <= 30:
+            raise ValueError("webhook_timeout must be from 1 to 30 seconds")
         for origin in self.cors_origins:
             normalize_origin(origin)
         try:

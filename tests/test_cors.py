@@ -49,6 +49,8 @@ H = [
     "Content-Type",
     "If-Match",
     "If-None-Match",
+    "If-Modified-Since",
+    "If-Unmodified-Since",
     "X-HTTP-Method-Override",
     "X-WP-Nonce",
     "Content-Disposition",

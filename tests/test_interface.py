@@ -6,6 +6,7 @@ listed here, so these tests check that both descriptions are generated from them
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import typing as t
 
@@ -39,6 +40,10 @@ WORDPRESS_ROUTES = [
     "/calendar/events/v1/categories/(?P<id>\\d+)",
     "/calendar/events/v1/tags",
     "/calendar/events/v1/tags/(?P<id>\\d+)",
+    "/calendar/events/v1/changes",
+    "/calendar/events/v1/webhooks",
+    "/calendar/events/v1/webhooks/(?P<id>\\d+)",
+    "/calendar/events/v1/webhooks/(?P<id>\\d+)/deliveries",
 ]
 OPENAPI_PATHS = [
     "/",
@@ -56,7 +61,12 @@ OPENAPI_PATHS = [
     "/categories/{id}",
     "/tags",
     "/tags/{id}",
+    "/changes",
+    "/webhooks",
+    "/webhooks/{id}",
+    "/webhooks/{id}/deliveries",
 ]
+NOW = dt.datetime(2026, 1, 1)
 #: the routes of the namespace (the site root is described by the site index)
 NAMESPACE_ROUTES = tuple(spec for spec in ROUTES if not spec.site)
 VARIABLE = re.compile(r"<(?:\w+:)?(\w+)>")
@@ -280,7 +290,8 @@ def test_the_site_url_setting_decides_the_server(sibling_app: t.Any, api: Api) -
 def test_list_responses_document_their_total_headers(api: Api) -> None:
     operation = api.get("/doc").json["paths"]["/events"]["get"]
     headers = operation["responses"]["200"]["headers"]
-    assert set(headers) == {"X-WP-Total", "X-WP-TotalPages", "X-TEC-Total", "X-TEC-TotalPages"}
+    totals = {"X-WP-Total", "X-WP-TotalPages", "X-TEC-Total", "X-TEC-TotalPages"}
+    assert set(headers) == totals | {"ETag"}  # and the tag of every read (sync.md §1.1)
 
 
 # -- languages --------------------------------------------------------------------------
@@ -347,8 +358,18 @@ def existing_record_url(api: Api, path: str, resource: str) -> str:
         ),
         "categories": lambda: api.post("/categories", "administrator", json={"name": "C"}).json,
         "tags": lambda: api.post("/tags", "administrator", json={"name": "T"}).json,
+        "webhooks": lambda: webhook_subscription(api),
     }[resource]()
     return VARIABLE.sub(lambda match: str(record[match[1]]), path)
+
+
+def webhook_subscription(api: Api) -> dict[str, int]:
+    """A subscription stored directly (the API would resolve a public host)."""
+    from calendar_rest.repository.webhooks import create_subscription
+
+    with api.app.database.connection_context():
+        created, _ = create_subscription("https://hooks.example.com/in", ["*"], True, NOW)
+    return {"id": created.id}
 
 
 def required_fields(resource: str, method: str, shape: str) -> dict[str, str]:

@@ -41,6 +41,7 @@ CREATE_REQUIRED = {
     "organizers": {"organizer"},
     "categories": {"name"},
     "tags": {"name"},
+    "webhooks": {"url", "events"},
 }
 #: write fields of SPEC §2 every create and update body must declare
 WRITE_FIELDS = {
@@ -92,6 +93,7 @@ WRITE_FIELDS = {
     "organizers": {"organizer", "description", "status", "phone", "website", "email", "image"},
     "categories": {"name", "description", "slug", "parent"},
     "tags": {"name", "description", "slug"},
+    "webhooks": {"url", "events", "active"},
 }
 WRONG_PASSWORD = "Basic YWRtaW5pc3RyYXRvcjp3cm9uZw=="  # administrator:wrong
 
@@ -119,9 +121,10 @@ def resolve(doc: Body, schema: Body) -> Body:
 
 
 def shape(path: str) -> tuple[str, str] | None:
-    """``(collection, shape)`` of one of the five collections' paths, else None."""
+    """``(collection, shape)`` of one of the five collections' (or the webhook
+    subscriptions') paths, else None."""
     match = re.fullmatch(
-        r"/(events|venues|organizers|categories|tags)(/\{id\}|/by-slug/\{slug\})?", path
+        r"/(events|venues|organizers|categories|tags|webhooks)(/\{id\}|/by-slug/\{slug\})?", path
     )
     if match is None:
         return None

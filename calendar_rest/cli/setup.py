@@ -56,7 +56,8 @@ def _tables(database: peewee.Database) -> set[str]:
     """The tables of the database and of its failed-login store."""
     store = login_store(database)
     with connected(database, store):
-        return {*database.get_tables(), *store.get_tables()}
+        names = {*database.get_tables(), *store.get_tables()}
+    return {name for name in names if not name.startswith("sqlite_")}  # SQLite's own
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings, _: Translate) -> int:

@@ -15,7 +15,7 @@ from apispec import APISpec
 
 from ..i18n import Translate
 from ..messages import N_
-from ..routes import Endpoint, Route, namespace_routes
+from ..routes import Endpoint, Route, RouteSpec, namespace_routes
 from ..schemas.representations import COMPONENTS
 from ..settings import Settings
 from ..urls import Urls
@@ -31,17 +31,23 @@ SECURITY_SCHEME = "applicationPassword"
 #: TEC's order of the document's top-level keys
 TOP_LEVEL_ORDER = ("openapi", "info", "components", "servers", "paths")
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+#: resources only administrators may call, reads included
+ADMIN_ONLY = frozenset({"webhooks"})
 BODY_TYPES = ("application/json", "application/x-www-form-urlencoded")
 #: what each status means, for the ``description`` every OpenAPI response needs
 STATUS_TEXTS = {
     "200": N_("The requested data"),
     "201": N_("The created record"),
+    "304": N_("The copy the client holds is current (If-None-Match, If-Modified-Since)"),
     "400": N_("Missing or invalid parameters"),
     "401": N_("Authentication is required, or the credentials are wrong"),
     "403": N_("The user may not do this"),
     "404": N_("No such record, route or archive page"),
     "409": N_("A concurrent write won; the request may be retried"),
     "410": N_("The record is already in the trash"),
+    "412": N_(
+        "A precondition (If-Match, If-Unmodified-Since, If-None-Match) failed: nothing was written"
+    ),
     "413": N_("The request body is too large"),
     "429": N_("Too many failed logins: the login or the address is locked for a while"),
     "500": N_("The server failed"),
@@ -53,6 +59,38 @@ TOTAL_HEADERS = {
     "X-TEC-Total": N_("The number of records matching the request"),
     "X-TEC-TotalPages": N_("The number of pages"),
 }
+#: the resources whose singles carry ``Last-Modified``
+DATED = frozenset({"events", "venues", "organizers"})
+SINGLE_SHAPES = frozenset({"item", "by_slug"})
+ETAG = {
+    "description": N_("A strong tag of this representation (for If-None-Match and If-Match)"),
+    "schema": {"type": "string"},
+}
+LAST_MODIFIED = {
+    "description": N_("When the record was last modified, to the second (HTTP date)"),
+    "schema": {"type": "string"},
+}
+#: conditional request headers: (name, description)
+IF_NONE_MATCH_READ = (
+    "If-None-Match",
+    N_("Tags of copies the client holds, or *: a match answers 304 without a body"),
+)
+IF_MODIFIED_SINCE = (
+    "If-Modified-Since",
+    N_("An HTTP date: 304 when the record was not modified since (without If-None-Match)"),
+)
+IF_MATCH = (
+    "If-Match",
+    N_("Tags, or *: write only if the record's current tag is one of them (else 412)"),
+)
+IF_UNMODIFIED_SINCE = (
+    "If-Unmodified-Since",
+    N_("An HTTP date: write only if the record was not modified since (without If-Match)"),
+)
+IF_NONE_MATCH_WRITE = (
+    "If-None-Match",
+    N_("Tags, or *: refuse the write (412) if the record's current tag is one of them"),
+)
 RETRY_AFTER = {
     "description": N_("Whole seconds until the lock ends"),
     "required": True,
@@ -137,7 +175,8 @@ def _operation(
         "operationId": f"{method.lower()}_{spec.resource}_{spec.shape}",
         "tags": [spec.resource],
         # reads are public (credentials widen what they show); writes need a user
-        "security": [{SECURITY_SCHEME: []}] + ([{}] if method == "GET" else []),
+        "security": [{SECURITY_SCHEME: []}]
+        + ([{}] if method == "GET" and spec.resource not in ADMIN_ONLY else []),
     }
     arguments = [
         (name, field, field_property(field, settings, _same))
@@ -149,10 +188,25 @@ def _operation(
         parameters += [
             _query_parameter(name, field.required, prop) for name, field, prop in arguments
         ]
+    parameters += [
+        {"in": "header", "name": name, "description": text, "schema": {"type": "string"}}
+        for name, text in _conditional_headers(route, method)
+    ]
     if parameters:
         operation["parameters"] = parameters
     operation["responses"] = _responses(route, method)
     return operation
+
+
+def _conditional_headers(route: Route, method: str) -> list[tuple[str, str]]:
+    """The conditional request headers ``method`` evaluates on ``route``."""
+    spec = route.spec
+    dated = spec.resource in DATED and spec.shape in SINGLE_SHAPES
+    if method == "GET":
+        return [IF_NONE_MATCH_READ, *([IF_MODIFIED_SINCE] if dated else [])]
+    if spec.shape not in SINGLE_SHAPES:
+        return []
+    return [IF_MATCH, *([IF_UNMODIFIED_SINCE] if dated else []), IF_NONE_MATCH_WRITE]
 
 
 def _same(text: str) -> str:
@@ -199,13 +253,45 @@ def _responses(route: Route, method: str) -> dict[str, t.Any]:
             name: {"description": text, "required": True, "schema": {"type": "integer"}}
             for name, text in TOTAL_HEADERS.items()
         }
-    for status in _error_statuses(method):
+    elif body.get("type") == "array":  # WordPress core's lists: the totals in headers
+        responses[success]["headers"] = {
+            name: {
+                "description": TOTAL_HEADERS[name],
+                "required": True,
+                "schema": {"type": "integer"},
+            }
+            for name in ("X-WP-Total", "X-WP-TotalPages")
+        }
+    _describe_validators(responses, spec, method, success)
+    statuses = _error_statuses(method)
+    if method != "GET" and spec.shape in SINGLE_SHAPES:
+        statuses = sorted({*statuses, "412"}, key=lambda status: (status == "500", status))
+    if spec.resource == "changes":  # an unusable sync token: start over (sync.md §3.7)
+        statuses = sorted({*statuses, "410"})
+    for status in statuses:
         responses[status] = {
             "description": STATUS_TEXTS[status],
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
         }
     responses["429"]["headers"] = {"Retry-After": RETRY_AFTER}
     return responses
+
+
+def _describe_validators(
+    responses: dict[str, t.Any], spec: RouteSpec, method: str, success: str
+) -> None:
+    """``ETag`` (and ``Last-Modified``) on the success a read or a record's write
+    answers, and a read's ``304`` carrying them."""
+    dated = spec.resource in DATED and (spec.shape in SINGLE_SHAPES or success == "201")
+    if method != "GET" and spec.shape not in SINGLE_SHAPES and success != "201":
+        return
+    validators: dict[str, t.Any] = {"ETag": {**ETAG, "required": method == "GET"}}
+    if dated:
+        validators["Last-Modified"] = {**LAST_MODIFIED, "required": method == "GET"}
+    headers = responses[success].setdefault("headers", {})
+    headers.update(validators)
+    if method == "GET":
+        responses["304"] = {"description": STATUS_TEXTS["304"], "headers": validators}
 
 
 #: the representation each resource answers with: (one record, one archive page)
@@ -215,6 +301,7 @@ REPRESENTATIONS = {
     "organizers": ("Organizer", "OrganizerList"),
     "categories": ("Term", "CategoryList"),
     "tags": ("Term", "TagList"),
+    "changes": ("Change", "ChangeList"),
 }
 
 
@@ -224,9 +311,25 @@ def _success_schema(route: Route, method: str) -> dict[str, t.Any]:
         return ROOT_SCHEMA
     if spec.resource == "doc":
         return DOC_SCHEMA
+    if spec.resource == "webhooks":
+        return _webhook_schema(spec.shape, method)
     single, archive = REPRESENTATIONS[spec.resource]
     name = archive if spec.shape == "collection" and method == "GET" else single
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _webhook_schema(shape: str, method: str) -> dict[str, t.Any]:
+    """Webhook routes answer WordPress core's shapes: bare arrays, ``{deleted,
+    previous}``, and the create's body, the only one with the secret."""
+    if shape == "deliveries":
+        return {"type": "array", "items": {"$ref": "#/components/schemas/WebhookDelivery"}}
+    if shape == "collection":
+        if method == "POST":
+            return {"$ref": "#/components/schemas/WebhookCreated"}
+        return {"type": "array", "items": {"$ref": "#/components/schemas/Webhook"}}
+    if method == "DELETE":
+        return {"$ref": "#/components/schemas/WebhookDeleted"}
+    return {"$ref": "#/components/schemas/Webhook"}
 
 
 def _error_statuses(method: str) -> list[str]:

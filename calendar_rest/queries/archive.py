@@ -17,6 +17,7 @@ import typing as t
 import peewee as pw
 
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
+from .modified import ModifiedFilters, list_order, modified_conditions
 from .prepared import fetch
 from .visibility import listable
 from .word_search import every_word
@@ -46,6 +47,8 @@ class ArchiveFilters:
     #: True: the venue must have coordinates; a list: the venue must be one of these
     geo_venues: bool | list[int] | None = None
     max_event_seconds: int = 0
+    #: ``modified_after``/``modified_before`` and ``orderby=modified``
+    modified: ModifiedFilters = dataclasses.field(default_factory=ModifiedFilters)
 
 
 def archive_query(
@@ -64,6 +67,7 @@ def archive_query(
         listable(Event, user, filters.statuses),
     ]
     conditions += _date_conditions(filters)
+    conditions += modified_conditions(Event, filters.modified)
     conditions += _link_conditions(filters, counting)
     conditions += every_word(Event, "e", filters.search_words, user)
     for flag, value in (("featured", filters.featured), ("ticketed", filters.ticketed)):
@@ -133,13 +137,19 @@ def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.ColumnB
     return conditions
 
 
-def archive_page(query: pw.ModelSelect[Event], limit: int, offset: int) -> list[Event]:
-    """One page in TEC's order: start date, then ID.
+def archive_page(
+    query: pw.ModelSelect[Event],
+    limit: int,
+    offset: int,
+    modified: ModifiedFilters | None = None,
+) -> list[Event]:
+    """One page in TEC's order: start date, then ID (or by ``modified`` when asked).
 
     The filtered query selects IDs only (cheap to build, and served by the covering
     archive index); the rows then come from a prepared look-up by primary key.
     """
-    ordered = query.select(Event.id).order_by(Event.start_utc, Event.id)
+    order = list_order(Event, modified, (Event.start_utc, Event.id))
+    ordered = query.select(Event.id).order_by(*order)
     # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
     rows_of_ids = t.cast("t.Iterable[tuple[int]]", ordered.limit(limit).offset(offset).tuples())
     ids = [row[0] for row in rows_of_ids]

@@ -21,6 +21,7 @@ from ..settings import Settings
 from ..taxonomies import CATEGORIES, TAGS, Taxonomy
 from .archive import ArchiveFilters
 from .events import readable_event, readable_ids
+from .modified import resolve_modified
 from .site_state import max_event_seconds
 from .terms import descendants, taxonomy_index
 from .visibility import requested_statuses
@@ -46,6 +47,10 @@ ECHO_ORDER = (
     "featured",
     "categories",
     "tags",
+    "modified_after",
+    "modified_before",
+    "orderby",
+    "order",
     "i18n_language",
 )
 
@@ -79,6 +84,8 @@ def resolve_archive(
     if "search" in args:
         resolver.filters.search_words = query_words(args["search"])
         resolver.echo["search"] = args["search"]
+    resolver.filters.modified, modified_echo = resolve_modified(args, settings.site_zone)
+    resolver.echo.update(modified_echo)
     if "i18n_language" in args:
         resolver.echo["i18n_language"] = args["i18n_language"]
     echo = {key: resolver.echo[key] for key in ECHO_ORDER if key in resolver.echo}

@@ -16,6 +16,7 @@ import typing as t
 import peewee as pw
 
 from ..models import Event, EventOrganizer, PostModel, User, Venue, could_exist
+from .modified import ModifiedFilters, list_order, modified_conditions
 from .prepared import fetch
 from .visibility import listable, readable
 from .word_search import every_word
@@ -71,6 +72,8 @@ class LinkedFilters:
     has_events: bool | None = None
     #: only records linked to events starting at or after this UTC time
     upcoming_after: dt.datetime | None = None
+    #: ``modified_after``/``modified_before`` and ``orderby=modified``
+    modified: ModifiedFilters = dataclasses.field(default_factory=ModifiedFilters)
 
 
 def linked_archive_query(
@@ -82,6 +85,7 @@ def linked_archive_query(
         listable(model, user, filters.statuses),
     ]
     conditions += every_word(model, filters.search_kind, filters.search_words, user)
+    conditions += modified_conditions(model, filters.modified)
     if filters.event is not None:
         conditions.append(model.id.in_(_linked_ids(model, Event.id == filters.event.id)))
     if filters.has_events is not None:
@@ -106,7 +110,15 @@ def _linked_ids(model: type[PostModel], event_condition: pw.Expression) -> pw.Se
     )
 
 
-def linked_page(query: pw.ModelSelect[M], model: type[M], limit: int, offset: int) -> list[M]:
-    """One page, newest publication first, then highest ID (WordPress's default)."""
-    ordered = query.order_by(model.date_utc.desc(), model.id.desc())
+def linked_page(
+    query: pw.ModelSelect[M],
+    model: type[M],
+    limit: int,
+    offset: int,
+    modified: ModifiedFilters | None = None,
+) -> list[M]:
+    """One page, newest publication first, then highest ID (WordPress's default), or
+    by ``modified`` when asked."""
+    order = list_order(model, modified, (model.date_utc.desc(), model.id.desc()))
+    ordered = query.order_by(*order)
     return list(ordered.limit(limit).offset(offset))

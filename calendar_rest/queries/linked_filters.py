@@ -18,11 +18,23 @@ from ..models import User
 from ..search import query_words
 from .events import readable_event
 from .linked import LinkedFilters
+from .modified import resolve_modified
 from .visibility import requested_statuses
 
 #: TEC's order of the echoed query (after ``page`` and ``per_page``), then what TEC
 #: forgets to echo
-ECHO_ORDER = ("event", "has_events", "status", "search", "only_with_upcoming", "i18n_language")
+ECHO_ORDER = (
+    "event",
+    "has_events",
+    "status",
+    "search",
+    "only_with_upcoming",
+    "modified_after",
+    "modified_before",
+    "orderby",
+    "order",
+    "i18n_language",
+)
 #: TEC's ``tribe_is_truthy`` words
 TRUTHY = frozenset({"1", "true", "yes", "y", "on", "enable", "enabled"})
 
@@ -46,8 +58,10 @@ def resolve_linked_archive(
     language: str,
     search_kind: str,
     now_utc: dt.datetime,
+    site_zone: dt.tzinfo,
 ) -> LinkedArchiveRequest:
-    """Turn validated args into filters; :raises InvalidParams: for bad references."""
+    """Turn validated args into filters; :raises InvalidParams: for bad references.
+    ``site_zone`` reads a ``modified_*`` bound sent without an offset."""
     filters = LinkedFilters(language=language, search_kind=search_kind)
     echo: dict[str, str] = {}
     errors = ParamErrors()
@@ -68,6 +82,8 @@ def resolve_linked_archive(
     if "search" in args:
         filters.search_words = query_words(args["search"])
         echo["search"] = args["search"]
+    filters.modified, modified_echo = resolve_modified(args, site_zone)
+    echo.update(modified_echo)
     if "i18n_language" in args:
         echo["i18n_language"] = args["i18n_language"]
     return LinkedArchiveRequest(filters, {key: echo[key] for key in ECHO_ORDER if key in echo})

@@ -42,3 +42,23 @@ class Related:
     images: dict[int, Attachment] = dataclasses.field(default_factory=dict)
     #: translation groups of the events and of everything they embed
     translations: Translations = dataclasses.field(default_factory=Translations)
+
+
+#: the change feed's record types, in its order, each with its collection (route segment)
+FEED_COLLECTIONS = {
+    "event": "events",
+    "venue": "venues",
+    "organizer": "organizers",
+    "category": "categories",
+    "tag": "tags",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class FeedEntry:
+    """One change of the log as one caller sees it (``upsert`` or ``delete``)."""
+
+    record_type: str
+    record_id: int
+    action: str
+    changed_utc: t.Any

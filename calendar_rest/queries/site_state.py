@@ -14,7 +14,11 @@ GENERATION = "generation"
 MAX_EVENT_SECONDS = "max_event_seconds"
 #: the version of the word index's format (``repository.search_index``)
 SEARCH_INDEX = "search_index"
-KEYS = (GENERATION, MAX_EVENT_SECONDS, SEARCH_INDEX)
+#: a random number made once by ``init``: sync tokens name the database they belong to
+DATABASE_ID = "database_id"
+#: the highest change-log position compaction removed an entry at (``sync.md`` §3.7)
+CHANGES_PRUNED = "changes_pruned"
+KEYS = (GENERATION, MAX_EVENT_SECONDS, SEARCH_INDEX, DATABASE_ID, CHANGES_PRUNED)
 
 
 def read_counter(key: str) -> int:
@@ -32,6 +36,10 @@ def read_counter(key: str) -> int:
 def generation() -> int:
     """The write generation: any write in any process since a read changes it."""
     return read_counter(GENERATION)
+
+
+def database_id() -> int:
+    return read_counter(DATABASE_ID)
 
 
 def max_event_seconds() -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import peewee as pw
 
 from ..errors import bad_param
-from ..models import POST_STATUSES, PostModel, User
+from ..models import POST_STATUSES, PUBLISHED_STATUSES, PostModel, User
 from ..permissions import has_cap, own_record_cap
 
 LISTED_BY_DEFAULT = ["publish", "future", "draft", "pending", "private"]
@@ -56,6 +56,31 @@ def readable(model: type[PostModel], user: User | None) -> pw.Node:
         private = private & (model.author == user.id)
     others = model.status.not_in(["publish", "private"]) & editable(model, user)
     return published | private | others
+
+
+def readable_state(status: pw.Field, author: pw.Field, user: User | None) -> pw.Node:
+    """``readable`` over a stored status and author (the change log's before and
+    after attributes); a trashed or deleted (NULL) state is readable by nobody: the
+    change feed reports trash as a deletion to every caller (``sync.md`` §3.6)."""
+    published: pw.Node = status == "publish"
+    if user is None:
+        return published
+    private = status == "private"
+    if not has_cap(user, "read_private_posts"):
+        private = private & (author == user.id)
+    unpublished = ("future", "draft", "pending")
+    own = [name for name in unpublished if has_cap(user, own_record_cap("edit", name))]
+    others = []
+    if has_cap(user, "edit_others_posts"):
+        others = [
+            name
+            for name in unpublished
+            if name not in PUBLISHED_STATUSES or has_cap(user, "edit_published_posts")
+        ]
+    drafts = (status.in_(own) & (author == user.id)) if own else NOTHING
+    if others:
+        drafts = drafts | status.in_(others)
+    return published | private | drafts
 
 
 def requested_statuses(wanted: list[str] | None, user: User | None) -> tuple[list[str] | None, str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing as t
+import uuid
 
 import orjson
 
@@ -21,7 +22,7 @@ from ..permissions import scale_status
 from ..queries.events import readable_event
 from ..queries.terms import event_term_ids
 from ..taxonomies import CATEGORIES, TAGS, Taxonomy
-from . import posts, terms
+from . import changes, posts, terms
 from .inline_links import NewLinked, check_organizers, check_venue, materialise
 from .posts import WriteContext
 from .site_state import note_event_seconds
@@ -51,6 +52,8 @@ class EventWrite(posts.PostWrite):
     #: per taxonomy, the terms to set: existing ones, or names to create
     terms: dict[Taxonomy, list[Term | str]] = dataclasses.field(default_factory=dict)
     parent: Event | None = None
+    #: imports only: the source's UID, kept (``calendar.md`` §5); None: a new one
+    uid: str | None = None
 
 
 def check_event_write(
@@ -105,11 +108,14 @@ def save_event(write: EventWrite, ctx: WriteContext, event: Event | None = None)
     """Create (``event`` None) or partially update an event; returns the saved row."""
     args = write.args
     creating = event is None
+    before = None if event is None else changes.seen(event)
     if event is None:
         event = Event(language=ctx.language, author=write.author or ctx.user)
+        event.uid = write.uid or str(uuid.uuid4())  # RFC 7986 §5.3: random, non-numeric, global
         posts.stamp_new(event, ctx, args)
     else:
         posts.stamp_update(event, ctx, args)
+        event.sequence += 1  # RFC 5545 SEQUENCE: every update, even within a second
         if write.author is not None:
             event.author = write.author
     old_status = event.status if not creating else None
@@ -137,6 +143,7 @@ def save_event(write: EventWrite, ctx: WriteContext, event: Event | None = None)
     touched = _apply_links(event, write, ctx)
     if creating or old_status != event.status or touched:
         terms.refresh_term_counts(event_term_ids(event.id) | touched)
+    changes.record_post_change(event, before)
     return event
 
 
@@ -146,6 +153,8 @@ def _apply_family(event: Event, write: EventWrite) -> None:
         event.post_parent = write.parent
     if write.translation is not None:
         attach(Event, event, write.translation)
+    if write.lineage is not None:
+        event.global_id_lineage = write.lineage
 
 
 def _index_event(event: Event, args: dict[str, t.Any], creating: bool) -> None:
@@ -207,17 +216,20 @@ def _apply_links(event: Event, write: EventWrite, ctx: WriteContext) -> set[int]
             ).execute()
     touched: set[int] = set()
     for taxonomy, wanted in write.terms.items():
-        chosen = terms.materialise_terms(taxonomy, wanted, event.language)
+        chosen = terms.materialise_terms(taxonomy, wanted, event.language, ctx.now)
         touched |= terms.set_event_terms(event, taxonomy, chosen)
     return touched
 
 
 def trash_event(event: Event, ctx: WriteContext) -> Event:
     """Move to trash: remember the status, free the slug, recount the terms."""
+    before = changes.seen(event)
     event.status_before_trash = event.status
     event.status = "trash"
     event.slug = posts.free_slug(Event, f"{event.slug}__trashed", exclude_id=event.id)
     posts.stamp_update(event, ctx, {})
+    event.sequence += 1
     event.save()
     terms.refresh_term_counts(event_term_ids(event.id))
+    changes.record_post_change(event, before)
     return event

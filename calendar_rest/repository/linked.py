@@ -24,7 +24,7 @@ from ..models import (
     Venue,
 )
 from ..queries.linked import find_duplicate
-from . import posts
+from . import changes, posts
 from .posts import WriteContext
 from .translations import attach
 from .word_index import index_record, touches_words
@@ -93,6 +93,7 @@ def create_linked(model: type[M], write: LinkedWrite, ctx: WriteContext) -> M:
     _apply_fields(record, write, ctx, creating=True)
     record.save(force_insert=True)
     index_record(record)
+    changes.record_post_change(record, None)
     return record
 
 
@@ -109,6 +110,7 @@ def reusable_duplicate(model: type[M], write: LinkedWrite, user: User | None) ->
 def update_linked(record: PostModel, write: LinkedWrite, ctx: WriteContext) -> PostModel:
     """Partial update: only the sent fields change; no duplicate check (TEC)."""
     args = write.args
+    before = changes.seen(record)
     name_field = NAME_FIELD[type(record)]
     if name_field in args:
         record.title = args[name_field]
@@ -126,6 +128,7 @@ def update_linked(record: PostModel, write: LinkedWrite, ctx: WriteContext) -> P
     sent = set(args) | ({"title"} if name_field in args else set())
     if touches_words(type(record), sent):
         index_record(record)
+    changes.record_post_change(record, before)
     return record
 
 
@@ -148,6 +151,8 @@ def _apply_fields(
         record.image = posts.attach_image(write.image, ctx)
     if write.translation is not None:
         attach(type(record), record, write.translation)
+    if write.lineage is not None:
+        record.global_id_lineage = write.lineage
     if (
         isinstance(record, Venue)
         and not args.get("stateprovince")
@@ -160,6 +165,7 @@ def trash_linked(record: PostModel, ctx: WriteContext) -> PostModel:
     """Move to trash (status kept for ownership checks, slug freed) and unlink it from
     every event, as TEC removes the events' ``_EventVenueID``/``_EventOrganizerID``."""
     model = type(record)
+    before = changes.seen(record)
     record.status_before_trash = record.status
     record.status = "trash"
     record.slug = posts.free_slug(model, f"{record.slug}__trashed", exclude_id=record.id)
@@ -169,6 +175,7 @@ def trash_linked(record: PostModel, ctx: WriteContext) -> PostModel:
         Event.update(venue=None).where(Event.venue == record.id).execute()
     else:
         EventOrganizer.delete().where(EventOrganizer.organizer == record.id).execute()
+    changes.record_post_change(record, before)
     return record
 
 

@@ -114,6 +114,8 @@ class PostWrite:
     image: Attachment | str | None = None
     #: the translation group the record joins (``translation_of``)
     translation: TranslationLink | None = None
+    #: imports only: the source's ``global_id`` lineage (``calendar.md`` §6)
+    lineage: str | None = None
 
     def check_owner_and_image(self, user: User | None, errors: ParamErrors) -> None:
         """Resolve ``author`` and ``image`` where sent, collecting their errors."""

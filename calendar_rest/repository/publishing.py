@@ -17,21 +17,26 @@ import threading
 import peewee as pw
 
 from ..clock import Clock, utc_now
+from ..dates import from_utc
 from ..models import Event, Organizer, PostModel, Venue
+from ..queries.changes import POST_TYPES
 from ..queries.site_state import generation
 from ..queries.terms import terms_of_events
+from .changes import record_change
 from .site_state import bump_generation
 from .terms import refresh_term_counts
 
 SCHEDULED = (Event, Venue, Organizer)
+UTC = dt.timezone.utc
 
 
 class Publisher:
     """The lazy publisher of one app (thread-safe; any number of processes)."""
 
-    def __init__(self, database: pw.Database, clock: Clock) -> None:
+    def __init__(self, database: pw.Database, clock: Clock, site_zone: dt.tzinfo = UTC) -> None:
         self.database = database
         self.clock = clock
+        self.site_zone = site_zone
         self._lock = threading.Lock()
         #: the write generation the earliest date was read at (None: never read)
         self._generation: int | None = None
@@ -51,7 +56,7 @@ class Publisher:
                 return current
             with self.database.atomic():
                 bump_generation()
-                publish_due(now)
+                publish_due(now, self.site_zone)
             current = generation()
             self._earliest, self._generation = earliest_scheduled(), current
             return current
@@ -76,14 +81,26 @@ def _as_datetime(value: object) -> dt.datetime:
     return value if isinstance(value, dt.datetime) else dt.datetime.fromisoformat(str(value))
 
 
-def publish_due(now: dt.datetime) -> dict[type[PostModel], list[int]]:
-    """Publish every ``future`` record dated ``now`` or earlier; returns their IDs."""
+def publish_due(now: dt.datetime, site_zone: dt.tzinfo = UTC) -> dict[type[PostModel], list[int]]:
+    """Publish every ``future`` record dated ``now`` or earlier; returns their IDs.
+
+    Publishing is a write of the status, so it stamps ``modified`` with ``now``:
+    a client syncing with ``modified_after`` learns of the record only then.
+    """
+    stamp = {"modified_utc": now, "modified": from_utc(now, site_zone)}
     published: dict[type[PostModel], list[int]] = {}
     for model in SCHEDULED:
-        due = model.select(model.id).where((model.status == "future") & (model.date_utc <= now))
-        ids = [row.id for row in due]
-        if ids:
-            model.update(status="publish").where(model.id.in_(ids)).execute()
+        due = model.select(model.id, model.author).where(
+            (model.status == "future") & (model.date_utc <= now)
+        )
+        rows = [(row.id, row.author_id) for row in due]
+        if rows:
+            ids = [record_id for record_id, _ in rows]
+            model.update(status="publish", **stamp).where(model.id.in_(ids)).execute()
             published[model] = ids
+            for record_id, author in rows:  # a change of visibility, for the change feed
+                record_change(
+                    POST_TYPES[model], record_id, ("future", author), ("publish", author), now
+                )
     refresh_term_counts(terms_of_events(published.get(Event, [])))
     return published

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-import peewee as pw
+import uuid
 
+import peewee as pw
+from playhouse.migrate import SchemaMigrator, migrate
+
+from ..clock import SYSTEM_CLOCK, utc_now
 from ..db import login_store
-from ..models import MODELS, bind_models
+from ..models import MODELS, Event, bind_models
+from .changes import seed_change_log
 from .search_index import index_is_current, rebuild_search_index
 from .site_state import ensure_counters
 
@@ -16,11 +21,48 @@ def create_schema(database: pw.Database) -> None:
     bind_models(database, login_store(database))
     with database.connection_context():
         with database.atomic():
+            _add_missing_columns(database)
             database.create_tables(list(MODELS), safe=True)
+            _create_missing_indexes()
             ensure_counters()
+            seed_change_log(utc_now(SYSTEM_CLOCK))
             if not index_is_current():
                 rebuild_search_index(database)
         if isinstance(database, pw.SqliteDatabase):
             # refresh the planner's statistics where they are stale, so that e.g. an
             # ``include`` list is read by primary key rather than by the archive index
             database.execute_sql("PRAGMA optimize")
+
+
+def _add_missing_columns(database: pw.Database) -> None:
+    """Add the columns a newer version declares to tables that already exist (before
+    their indexes are created), and give existing events their iCalendar UID."""
+    migrator = SchemaMigrator.from_database(database)
+    tables = set(database.get_tables())
+    for model in MODELS:
+        table = model._meta.table_name
+        if model._meta.database is not database or table not in tables:
+            continue
+        present = {column.name for column in database.get_columns(table)}
+        missing = [f for f in model._meta.sorted_fields if f.column_name not in present]
+        if missing:
+            migrate(*(migrator.add_column(table, f.column_name, f) for f in missing))
+    if "event" in tables:
+        for event in Event.select(Event.id).where(Event.uid == ""):
+            Event.update(uid=str(uuid.uuid4())).where(Event.id == event.id).execute()
+
+
+def _create_missing_indexes() -> None:
+    """Add the indexes a newer version declares to tables that already exist.
+
+    SQLite and PostgreSQL get them from ``create_tables`` (``CREATE INDEX IF NOT
+    EXISTS``); MySQL has no such statement, so Peewee skips an existing table whole.
+    """
+    for model in MODELS:
+        store = model._meta.database  # the login counters may live apart (``db``)
+        if store.safe_create_index:
+            continue
+        existing = {index.name for index in store.get_indexes(model._meta.table_name)}
+        for index in model._meta.fields_to_index():
+            if index._name not in existing:
+                store.execute(index.safe(False))

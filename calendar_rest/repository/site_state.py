@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import secrets
+
 from ..models import SiteState
-from ..queries.site_state import GENERATION, KEYS, MAX_EVENT_SECONDS, existing_counters
+from ..queries.site_state import (
+    DATABASE_ID,
+    GENERATION,
+    KEYS,
+    MAX_EVENT_SECONDS,
+    existing_counters,
+)
 
 
 def ensure_counters() -> None:
-    """Create the counter rows if missing (part of schema creation)."""
+    """Create the counter rows if missing (part of schema creation); the database ID
+    is random, so tokens of one database are refused by another."""
     existing = existing_counters()
     for key in KEYS:
         if key not in existing:
-            SiteState.create(key=key, value=0)
+            value = secrets.randbits(48) + 1 if key == DATABASE_ID else 0
+            SiteState.create(key=key, value=value)
 
 
 def bump_generation() -> None:
@@ -22,6 +32,13 @@ def bump_generation() -> None:
     (as SQLite's IMMEDIATE does), so unique slugs are chosen one writer at a time.
     """
     SiteState.update(value=SiteState.value + 1).where(SiteState.key == GENERATION).execute()
+
+
+def write_position() -> int:
+    """The position of the running write: the generation its first statement took
+    (``bump_generation``), which no other writer can take or commit before it."""
+    row = SiteState.get(SiteState.key == GENERATION)
+    return int(row.value)
 
 
 def note_event_seconds(seconds: int) -> None:

@@ -6,6 +6,7 @@ every write that can change it recounts the terms it touched.
 
 from __future__ import annotations
 
+import datetime as dt
 import typing as t
 
 import peewee as pw
@@ -26,6 +27,7 @@ from ..queries.terms import (
 )
 from ..taxonomies import CATEGORIES, Taxonomy, taxonomy_of
 from ..text import first_free, slugify
+from .changes import TERM_SEEN, record_term_change
 from .translations import release_root
 
 #: what a term slug falls back to when neither the slug nor the name gives one
@@ -55,7 +57,9 @@ def check_terms(taxonomy: Taxonomy, wanted: list[int | str], user: User | None) 
     return resolved
 
 
-def materialise_terms(taxonomy: Taxonomy, terms: list[Term | str], language: str) -> list[Term]:
+def materialise_terms(
+    taxonomy: Taxonomy, terms: list[Term | str], language: str, now: dt.datetime
+) -> list[Term]:
     """Create the terms still given by name; keep order, drop duplicates."""
     result: list[Term] = []
     for item in terms:
@@ -65,6 +69,7 @@ def materialise_terms(taxonomy: Taxonomy, terms: list[Term | str], language: str
             term = Term.create(
                 taxonomy=taxonomy.name, name=item, slug=slugify(item), language=language
             )
+            record_term_change(term, None, TERM_SEEN, now)
         if term.id not in {existing.id for existing in result}:
             result.append(term)
     return result
@@ -152,9 +157,11 @@ def term_slug(wanted: str | None, name: str) -> str:
     )
 
 
-def create_term(taxonomy: Taxonomy, args: dict[str, t.Any], language: str) -> Term:
+def create_term(
+    taxonomy: Taxonomy, args: dict[str, t.Any], language: str, now: dt.datetime
+) -> Term:
     """Insert a validated term; its slug is made unique, its count starts at 0."""
-    return Term.create(
+    term = Term.create(
         taxonomy=taxonomy.name,
         name=args["name"],
         slug=free_term_slug(taxonomy, term_slug(args.get("slug"), args["name"])),
@@ -163,6 +170,8 @@ def create_term(taxonomy: Taxonomy, args: dict[str, t.Any], language: str) -> Te
         language=language,
         translation_of=args.get("translation_of"),
     )
+    record_term_change(term, None, TERM_SEEN, now)
+    return term
 
 
 def refuse_update_conflicts(taxonomy: Taxonomy, term: Term, args: dict[str, t.Any]) -> None:
@@ -182,7 +191,7 @@ def refuse_update_conflicts(taxonomy: Taxonomy, term: Term, args: dict[str, t.An
             raise RestError("duplicate_term_slug", 400, slug)
 
 
-def update_term(term: Term, args: dict[str, t.Any]) -> Term:
+def update_term(term: Term, args: dict[str, t.Any], now: dt.datetime) -> Term:
     """Apply the given fields only (partial update), once
     :func:`refuse_update_conflicts` passed."""
     if "slug" in args:
@@ -195,13 +204,15 @@ def update_term(term: Term, args: dict[str, t.Any]) -> Term:
     if "translation_of" in args:
         term.translation_of = args["translation_of"]
     term.save()
+    record_term_change(term, TERM_SEEN, TERM_SEEN, now)
     return term
 
 
-def delete_term(term: Term) -> None:
+def delete_term(term: Term, now: dt.datetime) -> None:
     """Delete for good: unlink its events, give its children its parent (WordPress) and
     its translations another root."""
     release_root(Term, term)
     EventTerm.delete().where(EventTerm.term == term.id).execute()
     Term.update(parent=term.parent_id).where(Term.parent == term.id).execute()
     Term.delete().where(Term.id == term.id).execute()
+    record_term_change(term, TERM_SEEN, None, now)

@@ -7,10 +7,12 @@
 from __future__ import annotations
 
 from .base import Resource
+from .changes import Changes
 from .descriptions import Documentation, NamespaceIndex, SiteIndex
 from .events import Events
 from .linked_posts import Organizers, Venues
 from .terms import Categories, Tags
+from .webhooks import Webhooks
 
 RESOURCE_CLASSES: dict[str, type[Resource]] = {
     "site": SiteIndex,
@@ -21,4 +23,6 @@ RESOURCE_CLASSES: dict[str, type[Resource]] = {
     "organizers": Organizers,
     "categories": Categories,
     "tags": Tags,
+    "changes": Changes,
+    "webhooks": Webhooks,
 }

@@ -156,6 +156,12 @@ class Call:
 class Resource:
     """Base class; subclasses define responders and receive their collaborators."""
 
+    #: refuse a caller without the route-level permission before reading the body or
+    #: validating anything (administrator-only routes reveal nothing to others)
+    permission_first: t.ClassVar[bool] = False
+    #: whether the response cache may keep this resource's answers
+    cacheable: t.ClassVar[bool] = True
+
     def __init__(self, settings: Settings, routes: tuple[Route, ...]) -> None:
         self.settings = settings
         #: the app's route table (the describing resources publish it)

@@ -63,7 +63,7 @@ class Events(Resource):
         pager = Pager.from_args(args, self.settings)
         total = count(archive_query(archive.filters, call.user, counting=True))
         query = archive_query(archive.filters, call.user)
-        events = archive_page(query, pager.per_page, pager.offset)
+        events = archive_page(query, pager.per_page, pager.offset, archive.filters.modified)
         if pager.past_the_end(len(events)):
             raise RestError("event-archive-page-not-found", 404)
         related = load_related(events, call.user, call.language)

@@ -92,12 +92,16 @@ class LinkedPosts(Resource):
     def on_get_collection(self, call: Call) -> Reply:
         kind = SEARCH_KIND[self.model]
         args, archive = call.checked(
-            lambda valid: resolve_linked_archive(valid, call.user, call.language, kind, call.now)
+            lambda valid: resolve_linked_archive(
+                valid, call.user, call.language, kind, call.now, self.settings.site_zone
+            )
         )
         pager = Pager.from_args(args, self.settings)
         query = linked_archive_query(self.model, archive.filters, call.user)
         total = query.count()
-        records = linked_page(query, self.model, pager.per_page, pager.offset)
+        records = linked_page(
+            query, self.model, pager.per_page, pager.offset, archive.filters.modified
+        )
         if pager.past_the_end(len(records)):
             raise RestError(f"{self.name}-archive-page-not-found", 404)
         images = images_of(records)

@@ -103,7 +103,7 @@ class Terms(Resource):
         self.refuse_parent(call)
         refuse_duplicate_name(self.taxonomy, args["name"], args.get("parent"), call.language)
         call.begin_write()
-        term = create_term(self.taxonomy, args, call.language)
+        term = create_term(self.taxonomy, args, call.language, call.now)
         reply = self.single(term, call, status=201)
         reply.headers.append(("Location", core_links(term, call.urls)["self"][0]["href"]))
         return reply
@@ -115,7 +115,7 @@ class Terms(Resource):
         self.refuse_parent(call)
         refuse_update_conflicts(self.taxonomy, term, args)
         call.begin_write()
-        return self.single(update_term(term, args), call)
+        return self.single(update_term(term, args, call.now), call)
 
     @accepts(term_args.TermReadArgs, collect_errors=True)
     def on_delete(self, call: Call, id: int) -> Reply:
@@ -126,7 +126,7 @@ class Terms(Resource):
             term, call.urls, category_ancestry([term]), load_translations([term], user=call.user)
         )
         call.begin_write()
-        delete_term(term)
+        delete_term(term, call.now)
         return Reply(data)
 
     # -- helpers ---------------------------------------------------------------------

@@ -117,4 +117,8 @@ class EventArchiveArgs(Args):
     context = f.Choice(
         ("view", "edit"), help=N_("edit: show protected events in full to who may edit them")
     )
+    modified_after = shared.modified_after()
+    modified_before = shared.modified_before()
+    orderby = shared.orderby()
+    order = shared.order()
     i18n_language = f.Language()

@@ -7,6 +7,7 @@ the web layer's business, because it needs the database.
 from __future__ import annotations
 
 import abc
+import datetime as dt
 import re
 import typing as t
 from urllib.parse import urlsplit
@@ -217,6 +218,45 @@ class LooseDate(WPField):
         return value.strip() if isinstance(value, str) else value
 
 
+#: WordPress 5.7's ``modified_after``/``modified_before`` (RFC 3339, seconds required),
+#: also with a space for ``T`` (a record's ``modified`` passed back unchanged) and a
+#: space for an offset's ``+`` (a query string reads an unencoded ``+`` as a space)
+MODIFIED_RE = re.compile(
+    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ](?P<time>[0-9]{2}:[0-9]{2}:[0-9]{2})"
+    r"(?:\.[0-9]+)?(?:(?P<utc>[Zz])|(?P<sign>[-+ ])(?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))?"
+)
+
+
+class ModifiedDate(WPField):
+    """A modification-time bound: naive for site local time, aware when the value
+    names UTC or an offset; fractional seconds are dropped, since ``modified`` is
+    compared at whole-second resolution. Strict, unlike ``LooseDate``: a sync client
+    must never have a typo read as some other moment."""
+
+    def json_schema(self) -> JsonSchema:
+        return {"type": "string", "format": "date-time"}
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> dt.datetime:
+        match = MODIFIED_RE.fullmatch(value) if isinstance(value, str) else None
+        if match is None:
+            raise self.fail("bad_modified_date")
+        try:
+            moment = dt.datetime.fromisoformat(f"{match['date']}T{match['time']}")
+            if match["utc"]:
+                moment = moment.replace(tzinfo=dt.timezone.utc)
+            elif match["sign"]:
+                if int(match["minutes"]) > 59:
+                    raise ValueError(match["minutes"])
+                offset = dt.timedelta(hours=int(match["hours"]), minutes=int(match["minutes"]))
+                sign = -1 if match["sign"] == "-" else 1
+                moment = moment.replace(tzinfo=dt.timezone(sign * offset))
+        except ValueError:  # a day, hour or offset out of range
+            raise self.fail("bad_modified_date") from None
+        if moment.year not in YEARS:
+            raise self.fail("bad_modified_date")
+        return moment
+
+
 class OptionalText(WPField):
     """A string that ``""`` clears, or else must be ``acceptable`` (surrounding white
     space is ignored)."""
@@ -307,14 +347,25 @@ class StringList(WPField):
 
     repeatable = True
 
+    def __init__(self, *, choices: t.Sequence[str] | None = None, **kwargs: t.Any) -> None:
+        super().__init__(**kwargs)
+        #: the only values allowed, when the list names things of a fixed set
+        self.choices = tuple(choices) if choices else None
+
     def json_schema(self) -> JsonSchema:
-        return {"type": "array", "items": {"type": "string"}}
+        items: JsonSchema = {"type": "string"}
+        if self.choices:
+            items["enum"] = list(self.choices)
+        return {"type": "array", "items": items}
 
     def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> list[str]:
         items = [item for item in split_list(value) if item != ""]
         if not all(isinstance(item, str) and "\x00" not in item for item in items):
             raise self.fail("invalid")
-        return [item.strip() for item in items]
+        stripped = [item.strip() for item in items]
+        if self.choices and any(item not in self.choices for item in stripped):
+            raise self.fail("invalid")
+        return stripped
 
 
 class Raw(WPField):

@@ -129,4 +129,8 @@ class LinkedArchiveArgs(Args):
         metadata={"default": False}, help=N_("Truthy: records linked to upcoming events only")
     )
     status = f.StringList(help=N_("Records should have one of these statuses"))
+    modified_after = shared.modified_after()
+    modified_before = shared.modified_before()
+    orderby = shared.orderby()
+    order = shared.order()
     i18n_language = f.Language()

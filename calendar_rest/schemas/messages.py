@@ -23,6 +23,10 @@ PARAM_MESSAGES: dict[str, str] = {
     "empty": N_("%(param)s must not be empty."),
     "not_positive": N_("%(param)s must be a positive integer."),
     "bad_date": N_("%(param)s is not a valid date."),
+    "bad_modified_date": N_(
+        "%(param)s is not a date as YYYY-MM-DDTHH:MM:SS, optionally followed by Z or an offset "
+        "such as +01:00."
+    ),
     "bad_timezone": N_("%(param)s is not a valid time zone."),
     "bad_url": N_("%(param)s is not a valid URL."),
     "bad_status": N_("%(param)s is not a valid post status."),
@@ -34,6 +38,12 @@ PARAM_MESSAGES: dict[str, str] = {
     "unknown_event": N_("%(param)s is not the ID of an existing event."),
     "parent_cycle": N_("%(param)s cannot be the term itself or one of its descendants."),
     "unknown_image": N_("%(param)s is not the ID of an existing image."),
+    "bad_webhook_url": N_(
+        "%(param)s must be an absolute http or https URL without user information, "
+        "of at most 2048 characters."
+    ),
+    "blocked_webhook_url": N_("%(param)s must name a host that resolves to public addresses only."),
+    "unknown_event_type": N_("%(param)s contains an unknown event type: %(value)s."),
     "upload_forbidden": N_("Sorry, you are not allowed to add images by URL."),
     "missing_name": N_("%(param)s needs a name to create a record."),
     "status_forbidden": N_("%(param)s may only be publish for this user."),

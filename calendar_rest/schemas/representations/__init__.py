@@ -20,11 +20,13 @@ from __future__ import annotations
 from marshmallow import Schema
 
 from .base import COMPONENTS_PATH, Representation, empty_array, ref
+from .changes import Change, ChangeList
 from .errors import PARAM_DETAIL, Error
 from .events import CostDetails, DateDetails, Event, Image, ImageSize
 from .linked import Organizer, Venue
 from .lists import CategoryList, EventList, OrganizerList, TagList, VenueList
 from .terms import EventTerm, Term
+from .webhooks import Webhook, WebhookCreated, WebhookDeleted, WebhookDelivery
 
 #: every component, in the order of the document: TEC's eight first, in TEC's order
 COMPONENTS: dict[str, type[Schema]] = {
@@ -42,6 +44,12 @@ COMPONENTS: dict[str, type[Schema]] = {
     "OrganizerList": OrganizerList,
     "CategoryList": CategoryList,
     "TagList": TagList,
+    "Change": Change,
+    "ChangeList": ChangeList,
+    "Webhook": Webhook,
+    "WebhookCreated": WebhookCreated,
+    "WebhookDeleted": WebhookDeleted,
+    "WebhookDelivery": WebhookDelivery,
     "Error": Error,
 }
 

@@ -1,0 +1,133 @@
+"""Reads of the change log (``models.ChangeEntry``): record revisions, the entries of
+one write, and the change feed's walks (``sync.md`` §3).
+
+A walk is read between two positions, both committed: entries at or before the
+head *H* a reader saw committed all are, since the generation row orders commits
+(``repository.changes``). Visibility is judged per caller from the attributes each
+entry stored before and after its change, with the rule of a single read
+(``visibility.readable_state``).
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+import peewee as pw
+
+from ..models import ChangeEntry, Event, Organizer, PostModel, User, Venue
+from ..taxonomies import CATEGORIES, TAGS
+from .loaded import FEED_COLLECTIONS, FeedEntry
+from .visibility import readable_state
+
+COLLECTIONS = FEED_COLLECTIONS
+RECORD_TYPES = tuple(COLLECTIONS)
+#: a term's record type by its stored taxonomy name
+TERM_TYPES = {CATEGORIES.name: "category", TAGS.name: "tag"}
+POST_TYPES: dict[type[PostModel], str] = {Event: "event", Venue: "venue", Organizer: "organizer"}
+
+
+def post_type(record: PostModel) -> str:
+    return POST_TYPES[type(record)]
+
+
+def revision(record_type: str, record_id: int) -> int:
+    """The position of the record's latest change (0: none logged): every successful
+    write of the record changes it, even twice in one second."""
+    latest = (
+        ChangeEntry.select(pw.fn.MAX(ChangeEntry.position))
+        .where((ChangeEntry.record_type == record_type) & (ChangeEntry.record_id == record_id))
+        .scalar()
+    )
+    return int(latest or 0)
+
+
+def entries_at(position: int) -> list[ChangeEntry]:
+    """The entries one write appended (its position), in the order it made them."""
+    return list(
+        ChangeEntry.select().where(ChangeEntry.position == position).order_by(ChangeEntry.id)
+    )
+
+
+def _type_filter(types: t.Sequence[str]) -> pw.Node:
+    if len(types) == len(RECORD_TYPES):
+        return pw.SQL("1 = 1")
+    return ChangeEntry.record_type.in_(list(types))
+
+
+def _after_readable(user: User | None) -> pw.Node:
+    return readable_state(ChangeEntry.after_status, ChangeEntry.after_author, user)
+
+
+def _before_readable(user: User | None) -> pw.Node:
+    return readable_state(ChangeEntry.before_status, ChangeEntry.before_author, user)
+
+
+def _initial_query(position: int, types: t.Sequence[str], user: User | None) -> pw.Select:
+    """The state at ``position``: each record's latest entry at or before it, kept
+    when this caller may read its after-state (§3.4)."""
+    latest = (
+        ChangeEntry.select(pw.fn.MAX(ChangeEntry.id))
+        .where((ChangeEntry.position <= position) & _type_filter(types))
+        .group_by(ChangeEntry.record_type, ChangeEntry.record_id)
+    )
+    return ChangeEntry.select().where(ChangeEntry.id.in_(latest) & _after_readable(user))
+
+
+def _type_rank() -> pw.Node:
+    return pw.Case(
+        ChangeEntry.record_type, [(name, rank) for rank, name in enumerate(RECORD_TYPES)]
+    )
+
+
+def initial_walk(
+    position: int, types: t.Sequence[str], user: User | None, offset: int, limit: int
+) -> tuple[int, list[FeedEntry]]:
+    """The total and one page of an initial sync at ``position``: ``upsert`` only,
+    by record type then ID."""
+    query = _initial_query(position, types, user)
+    total = query.count()
+    rows = query.order_by(_type_rank(), ChangeEntry.record_id).offset(offset).limit(limit)
+    return total, [
+        FeedEntry(row.record_type, row.record_id, "upsert", row.changed_utc) for row in rows
+    ]
+
+
+def incremental_walk(
+    since: int,
+    position: int,
+    types: t.Sequence[str],
+    user: User | None,
+    offset: int,
+    limit: int,
+) -> tuple[int, list[FeedEntry]]:
+    """The total and one page of the changes after ``since`` up to ``position``,
+    oldest first: ``upsert`` when readable after, ``delete`` when readable only
+    before, nothing when never readable (§3.5, §3.6)."""
+    after = _after_readable(user)
+    action = pw.Case(None, [(after, "upsert")], "delete")
+    seen_by_caller = pw.Expression(after, "OR", _before_readable(user))
+    query = ChangeEntry.select(
+        ChangeEntry.record_type, ChangeEntry.record_id, action, ChangeEntry.changed_utc
+    ).where(
+        (ChangeEntry.position > since)
+        & (ChangeEntry.position <= position)
+        & _type_filter(types)
+        & seen_by_caller
+    )
+    total = query.count()
+    rows = query.order_by(ChangeEntry.position, ChangeEntry.id).offset(offset).limit(limit)
+    return total, [FeedEntry(*t.cast(tuple[t.Any, ...], row)) for row in rows.tuples()]
+
+
+__all__ = [
+    "COLLECTIONS",
+    "FeedEntry",
+    "POST_TYPES",
+    "RECORD_TYPES",
+    "TERM_TYPES",
+    "entries_at",
+    "incremental_walk",
+    "initial_walk",
+    "post_type",
+    "revision",
+]

@@ -1,0 +1,97 @@
+"""``GET /changes``: the permission-aware change feed (``sync.md`` §3).
+
+A walk runs between two positions of the change log: the caller's ``sync_token``
+(none: an initial sync, the state at the end) and its end, the committed head when
+the first page was asked for, carried by ``snapshot`` in every page link, so all
+pages of one walk describe the same set however many writes happen meanwhile. The
+last page hands out the end as the next ``sync_token``.
+"""
+
+from __future__ import annotations
+
+import math
+import typing as t
+
+from ..errors import RestError
+from ..queries.changes import RECORD_TYPES, incremental_walk, initial_walk
+from ..queries.site_state import CHANGES_PRUNED, database_id, generation, read_counter
+from ..routes import accepts
+from ..schemas.changes import ChangesArgs
+from ..sync_tokens import decode_token, encode_token
+from ..wire.changes import change_entry
+from ..wire.pages import RELATIONS, Pager
+from ..wire.reply import Reply
+from .base import Call, Resource
+
+
+class Changes(Resource):
+    """``/changes``, readable by every caller: each sees what its single reads would."""
+
+    @accepts(ChangesArgs)
+    def on_get_collection(self, call: Call) -> Reply:
+        args = call.args
+        database, head = database_id(), generation()
+        pruned = read_counter(CHANGES_PRUNED)
+        end = head
+        if "snapshot" in args:
+            end = _position(args["snapshot"], database, head, pruned)
+        since = None
+        if "sync_token" in args:
+            since = _position(args["sync_token"], database, end, pruned)
+        wanted = set(args.get("types") or RECORD_TYPES)
+        types = [name for name in RECORD_TYPES if name in wanted]
+        pager = Pager.from_args(args, self.settings)
+        page, per_page, offset = pager.page, pager.per_page, pager.offset
+        if since is None:
+            total, entries = initial_walk(end, types, call.user, offset, per_page)
+        else:
+            total, entries = incremental_walk(since, end, types, call.user, offset, per_page)
+        total_pages = max(1, math.ceil(total / per_page))
+        zone = self.settings.site_zone
+
+        def page_url(number: int) -> str:
+            query = [("sync_token", args["sync_token"])] if since is not None else []
+            if "types" in args:
+                query.append(("types", ",".join(types)))
+            query += [
+                ("per_page", str(per_page)),
+                ("page", str(number)),
+                ("snapshot", encode_token(database, end)),
+            ]
+            return call.urls.rest_link("changes", query)
+
+        body: dict[str, t.Any] = {
+            "changes": [change_entry(entry, call.urls, zone) for entry in entries],
+            "rest_url": page_url(page),
+        }
+        links = {}
+        if page < total_pages:
+            links["next_rest_url"] = page_url(page + 1)
+        if page > 1:
+            links["previous_rest_url"] = page_url(page - 1)
+        body |= links
+        body |= {"total": total, "total_pages": total_pages}
+        if page >= total_pages:
+            body["sync_token"] = encode_token(database, end)
+        headers = [
+            ("X-TEC-Total", str(total)),
+            ("X-TEC-TotalPages", str(total_pages)),
+            ("X-WP-Total", str(total)),
+            ("X-WP-TotalPages", str(total_pages)),
+        ]
+        if links:
+            relations = (f'<{url}>; rel="{RELATIONS[name]}"' for name, url in links.items())
+            headers.append(("Link", ", ".join(relations)))
+        return Reply(body, headers=headers)
+
+
+def _position(token: str, database: int, newest: int, pruned: int) -> int:
+    """The position a token or snapshot names, if a walk can still start or end there.
+
+    :raises RestError: 410 ``rest_sync_token_invalid`` when it is malformed, from
+        another database, beyond ``newest``, or before entries compaction removed.
+    """
+    position = decode_token(token, database)
+    if position is None or position > newest or position < pruned:
+        raise RestError("rest_sync_token_invalid", 410)
+    return position
