@@ -17,7 +17,7 @@ import peewee
 from . import models
 from .cache import ReadCache, request_key
 from .clock import SYSTEM_CLOCK, Clock
-from .conditional import environ_not_modified, validators_of
+from .conditional import environ_not_modified, header_of, validators_of
 from .cors import SAFE_METHODS, CorsPolicy
 from .db import connect_database, login_store
 from .dispatch import Dispatcher
@@ -75,11 +75,14 @@ class Application:
                 if self.cache is not None and cache_key and "HTTP_AUTHORIZATION" not in environ:
                     hit = self.cache.get(self.cache.key(cache_key, 0), current)
                     if hit is not None:  # anonymous hit: no routing, no request object
+                        vary = header_of(hit.headers, "Vary")
                         if environ_not_modified(environ, hit.headers):  # the copy is current
                             headers = validators_of(hit.headers)
-                            start_response("304 Not Modified", headers + self.sent_headers(environ))
+                            sent = self.sent_headers(environ, vary)
+                            start_response("304 Not Modified", headers + sent)
                             return []
-                        start_response("200 OK", [*hit.headers, *self.sent_headers(environ)])
+                        own = [header for header in hit.headers if header[0] != "Vary"]
+                        start_response("200 OK", [*own, *self.sent_headers(environ, vary)])
                         return [hit.body]
         except Exception:  # noqa: BLE001 - unreachable or uninitialised database
             request = self.request(environ, cache_key, 0)
@@ -88,19 +91,25 @@ class Application:
             response = self.dispatcher.error_response(error, request)
         else:
             response = self.dispatcher.handle(self.request(environ, cache_key, current))
-        response.headers.extend(self.sent_headers(environ))
+        vary = response.headers.pop("Vary", None)
+        response.headers.extend(self.sent_headers(environ, vary))
         return response(environ, start_response)
 
-    def sent_headers(self, environ: WSGIEnvironment) -> list[tuple[str, str]]:
+    def sent_headers(
+        self, environ: WSGIEnvironment, vary: str | None = None
+    ) -> list[tuple[str, str]]:
         """What a response gets on its way out, after the response cache (so no entry
         holds them): ``Date``, WordPress's no-cache headers for an authenticated
-        request, the CORS headers of its origin and ``Vary: Origin``."""
+        request, the CORS headers of its origin and ``Vary: Origin`` (after the
+        response's own ``vary``, in one header)."""
         headers = [("Date", http_now())]
         if "HTTP_AUTHORIZATION" in environ:
             headers.append(("Cache-Control", NO_CACHE))
         cors = self.cors.headers(environ)
         if cors or environ.get("REQUEST_METHOD") in SAFE_METHODS:
-            headers.append(("Vary", "Origin"))
+            headers.append(("Vary", f"{vary}, Origin" if vary else "Origin"))
+        elif vary:
+            headers.append(("Vary", vary))
         return headers + cors
 
     def request(

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from werkzeug.datastructures import MultiDict
 
 from .clock import Clock
+from .media_types import negotiate
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIEnvironment
@@ -108,7 +109,8 @@ class ReadCache:
 
 def request_key(environ: WSGIEnvironment) -> tuple[str, ...] | None:
     """What identifies a GET's response, read off the raw environ (before the language
-    root is split off); None for other methods."""
+    root is split off), with the media type ``Accept`` negotiates (``calendar.md`` §7);
+    None for other methods."""
     if environ.get("REQUEST_METHOD") != "GET":
         return None
     return (
@@ -117,6 +119,7 @@ def request_key(environ: WSGIEnvironment) -> tuple[str, ...] | None:
         environ.get("SCRIPT_NAME", ""),
         environ.get("PATH_INFO", ""),
         environ.get("QUERY_STRING", ""),
+        negotiate(environ.get("HTTP_ACCEPT")),  # a calendar is never replayed to JSON
     )
 
 

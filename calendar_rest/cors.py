@@ -36,6 +36,7 @@ EXPOSED_HEADERS = (
     "ETag",
     "Last-Modified",
     "Allow",
+    "Content-Disposition",
 )
 ALLOWED_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
 #: the request headers a page may send (``Access-Control-Allow-Headers``), never ``*``

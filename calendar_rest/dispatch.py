@@ -29,13 +29,11 @@ the write transaction, behind the writers' lock. Every exception leaves through
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 import typing as t
 
 import peewee
-from marshmallow import EXCLUDE, Schema
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import MapAdapter
 from werkzeug.wrappers import Response
@@ -47,8 +45,6 @@ from .conditional import (
     Current,
     NotModified,
     Preconditions,
-    entity_tag,
-    last_modified,
     not_modified,
     precondition_failed,
     validators_of,
@@ -68,17 +64,18 @@ from .http import (
     urls_for,
 )
 from .i18n import translator
+from .media_types import negotiate
 from .models import User
 from .outbox import Outbox
 from .php_params import php_params
-from .queries.changes import COLLECTIONS, revision
 from .repository.site_state import bump_generation
 from .resources import RESOURCE_CLASSES
-from .resources.base import Arguments, Call, ReadyToWrite, Resource
-from .routes import Route, RouteSpec, build_url_map, route_table
+from .resources.base import Arguments, Call, ReadyToWrite
+from .routes import Route, build_url_map, route_table
 from .settings import Settings
+from .tagging import SINGLE_SHAPES, Record, record_of, validators
+from .targets import Target, bind_targets
 from .wire.fields import only_fields, requested_fields
-from .wire.reply import Reply
 
 log = logging.getLogger("calendar_rest")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -90,70 +87,9 @@ SERVED_AS = {"HEAD": "GET"}
 WRITE_ATTEMPTS = 5
 Values = t.Mapping[str, t.Any]
 READ_METHODS = frozenset({"GET", "HEAD"})
+
+
 #: the route shapes that name one record (conditional writes apply to them)
-SINGLE_SHAPES = frozenset({"item", "by_slug"})
-#: a record type (``queries.changes``, whose revisions tags cover) by resource name
-RECORD_TYPES = {collection: record_type for record_type, collection in COLLECTIONS.items()}
-#: the resources whose singles carry ``Last-Modified`` (terms have no ``modified``)
-DATED = frozenset({"events", "venues", "organizers"})
-
-
-class NoArgs(Schema):
-    """The argument set of a responder that declares none: every parameter is ignored."""
-
-    class Meta:
-        unknown = EXCLUDE
-
-
-@dataclasses.dataclass(frozen=True)
-class Target:
-    """What serves one method of one route, resolved at start-up."""
-
-    route: Route
-    resource: Resource
-    responder: t.Callable[..., Reply]
-    #: the declared argument set, one shared instance (loading with it is stateless)
-    schema: Schema
-    #: the responder reports invalid parameters itself (``routes.accepts``)
-    collects_errors: bool
-    #: the parameters that take a list (their repeated keys are united)
-    repeatable: frozenset[str]
-
-
-class Record(t.NamedTuple):
-    """The record a single-record reply shows (what its validators depend on)."""
-
-    #: its change-log type; None for a resource without revisions
-    type: str | None
-    id: int | None
-    last_modified: str | None
-
-
-def record_of(spec: RouteSpec, method: str, reply: Reply) -> Record | None:
-    """The record a successful reply of a single route (or a create) is about, read off
-    its body before ``_fields`` reduces it."""
-    create = spec.shape == "collection" and method == "POST"
-    if reply.status >= 300 or not isinstance(reply.body, dict):
-        return None
-    if spec.shape not in SINGLE_SHAPES and not create:
-        return None
-    record_id = reply.body.get("id")
-    record_id = record_id if isinstance(record_id, int) else None
-    modified = last_modified(reply.body.get("modified_utc")) if spec.resource in DATED else None
-    return Record(RECORD_TYPES.get(spec.resource), record_id, modified)
-
-
-def validators(body: bytes, record: Record | None) -> list[tuple[str, str]]:
-    """``ETag`` (and ``Last-Modified``) of a 200 with ``body``: a record's tag also
-    covers its revision, so it changes on every write even within one second."""
-    if record is None or record.type is None or record.id is None:
-        return [("ETag", entity_tag(body))]
-    headers = [("ETag", entity_tag(body, revision(record.type, record.id)))]
-    if record.last_modified:
-        headers.append(("Last-Modified", record.last_modified))
-    return headers
-
-
 class Dispatcher:
     """Routes requests to responders through the steps of the module docstring."""
 
@@ -177,30 +113,9 @@ class Dispatcher:
         self.resources = {
             name: cls(settings, self.routes) for name, cls in RESOURCE_CLASSES.items()
         }
-        self.targets = self._bind(self.routes)
+        self.targets = bind_targets(self.routes, self.resources)
         self.outbox = Outbox(self.targets)
         self.options = OptionsResponder(settings)
-
-    def _bind(self, routes: tuple[Route, ...]) -> dict[tuple[str, str], Target]:
-        schemas: dict[type[Schema], Schema] = {}
-        targets = {}
-        for route in routes:
-            resource = self.resources[route.spec.resource]
-            for endpoint in route.endpoints:
-                arguments = endpoint.arguments or NoArgs
-                schema = schemas.setdefault(arguments, arguments())
-                responder = getattr(resource, endpoint.responder)
-                repeatable = frozenset(
-                    field.data_key or name
-                    for name, field in schema.fields.items()
-                    if getattr(field, "repeatable", False)
-                )
-                target = Target(
-                    route, resource, responder, schema, endpoint.collects_errors, repeatable
-                )
-                for method in endpoint.methods:
-                    targets[(route.key, method)] = target
-        return targets
 
     # -- the pipeline ----------------------------------------------------------------
 
@@ -225,7 +140,9 @@ class Dispatcher:
         # the servers close it themselves (waitress under ``serve`` refuses the
         # declaration before the app runs; Werkzeug's closes every connection).
         if "_envelope" in request.args:
-            return enveloped(response)
+            response = enveloped(response)
+        if request.negotiated and "Vary" not in response.headers:
+            response.headers["Vary"] = "Accept"  # every answer of the route (calendar.md §2.1)
         return response
 
     def _handle(self, request: Request) -> Response:
@@ -235,6 +152,12 @@ class Dispatcher:
             raise RestError("rest_cors_origin_not_allowed", 403)
         route, values = self.match(request)
         request.allow = "GET"  # an anonymous caller's, until the caller is known
+        media_types = route.spec.media_types
+        request.negotiated = len(media_types) > 1
+        if request.negotiated:
+            request.media_type = negotiate(request.headers.get("Accept"))
+        else:
+            request.media_type = media_types[0]
         if request.method == "OPTIONS":
             return self.answer_options(request, route, values)
         target = self.targets.get((route.key, SERVED_AS.get(request.method, request.method)))
@@ -333,7 +256,7 @@ class Dispatcher:
                     # the first statement of every write: its row lock queues writers
                     # (as SQLite's IMMEDIATE does), so unique slugs are chosen one
                     # writer at a time on every backend; a failure rolls it back
-                    bump_generation()
+                    bump_generation(self.clock.now())
                     if conditions is not None:  # again, now that writers queue behind us
                         current = self.representation(request, target.route, values, user)
                         self.require(conditions, current)
@@ -458,12 +381,15 @@ class Dispatcher:
             clock=self.clock,
             values=values,
             query=tuple(request.args.items(multi=True)),
+            media_type=request.media_type,
         )
 
     def respond(self, request: Request, call: Call, target: Target) -> Response:
         """Step 6: the responder's answer, with ``Allow`` and the discovery link."""
         response, _ = self.render(request.method, call, target)
         response.headers["Allow"] = request.allow
+        if request.negotiated:  # kept with the cached entry
+            response.headers["Vary"] = "Accept"
         return self.discoverable(response, request)
 
     def written(self, request: Request, call: Call, target: Target) -> Response:
@@ -495,7 +421,7 @@ class Dispatcher:
         reply = target.responder(call, **call.values)
         record = record_of(target.route.spec, method, reply)
         names = requested_fields(call.query)
-        if names and reply.status < 300:
+        if names and reply.status < 300 and reply.content_type is None:
             spec = target.route.spec
             listed = spec.shape == "collection" and method in READ_METHODS
             reply.body = only_fields(reply.body, names, spec.resource if listed else None)

@@ -22,6 +22,7 @@ from werkzeug.wrappers import Response
 
 from .cors import TRANSPORT_METHOD
 from .errors import RestError
+from .media_types import JSON
 from .php_params import Params, php_params
 from .settings import DEFAULT_LANGUAGE, LANGUAGES
 from .urls import Urls
@@ -34,7 +35,7 @@ JSON_CONTENT_TYPE = "application/json; charset=UTF-8"
 BASE_HEADERS = (("X-Robots-Tag", "noindex"), ("X-Content-Type-Options", "nosniff"))
 #: headers that describe the transport, kept outside an ``_envelope``
 TRANSPORT_HEADERS = frozenset(
-    {"Content-Type", "Content-Length", *(name for name, _ in BASE_HEADERS)}
+    {"Content-Type", "Content-Length", "Vary", *(name for name, _ in BASE_HEADERS)}
 )
 #: ``wp_get_nocache_headers()``: what every answer to an authenticated request carries
 NO_CACHE = "no-cache, must-revalidate, max-age=0, no-store, private"
@@ -57,6 +58,10 @@ class Request(BaseRequest):
     body_limit: int = 1_048_576
     #: the ``Allow`` header of the answer, once the route is known ("" before)
     allow: str = ""
+    #: the route offers several media types (``Accept`` decides, ``Vary: Accept``)
+    negotiated: bool = False
+    #: the media type the answer is in (``media_types.negotiate`` on such routes)
+    media_type: str = JSON
 
     def limit_body(self, limit: int) -> None:
         """Serve bodies of at most ``limit`` bytes. The stream is cut one byte later:
@@ -208,9 +213,17 @@ def enveloped(response: Response) -> Response:
     headers = {
         name: value for name, value in response.headers.items() if name not in TRANSPORT_HEADERS
     }
-    body = {"body": orjson.loads(data) if data else None, "status": response.status_code}
+    content = orjson.loads(data) if data and response.mimetype == JSON else data.decode() or None
+    body = {"body": content, "status": response.status_code}
     return json_response({**body, "headers": headers})
 
 
 def reply_response(reply: Reply) -> Response:
-    return json_response(reply.body, reply.status, reply.headers)
+    """The response of ``reply``: its body as JSON, or as given when already serialised
+    (``content_type``), with WordPress's headers."""
+    if reply.content_type is None:
+        return json_response(reply.body, reply.status, reply.headers)
+    response = Response(reply.body, status=reply.status, content_type=reply.content_type)
+    for name, value in (*BASE_HEADERS, *reply.headers):
+        response.headers[name] = value
+    return response

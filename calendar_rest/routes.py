@@ -21,6 +21,7 @@ import typing as t
 from marshmallow import Schema
 from werkzeug.routing import BaseConverter, Map, Rule
 
+from .media_types import CALENDAR, JSON
 from .messages import N_
 from .settings import NAMESPACE
 
@@ -33,6 +34,9 @@ SHAPE_SUFFIX = {
     "by_slug": "_by_slug",
     "index": "",
     "deliveries": "_deliveries",
+    "ics": "_ics",
+    "item_ics": "_item_ics",
+    "occurrences": "_occurrences",
 }
 METHOD_VERB = {"GET": "get", "POST": "post", "PUT": "post", "PATCH": "post", "DELETE": "delete"}
 #: a schema class, or the name of the resource class attribute holding one
@@ -62,17 +66,24 @@ class RouteSpec(t.NamedTuple):
     variables: dict[str, str] = {}
     #: the path is the site's, not the namespace's (the REST index of discovery)
     site: bool = False
+    #: what the route answers in, the default first; several: ``Accept`` decides
+    media_types: tuple[str, ...] = (JSON,)
 
 
-def _post_routes(collection: str, id_help: str, slug_help: str) -> tuple[RouteSpec, ...]:
+def _post_routes(
+    collection: str, id_help: str, slug_help: str, media_types: tuple[str, ...] = (JSON,)
+) -> tuple[RouteSpec, ...]:
     """A post type's three routes (TEC registers the same trio for events, venues and
     organizers): the collection, the item by ID and the item by slug."""
+    slug_path = f"/{collection}/by-slug/<slug:slug>"
     return (
-        RouteSpec(f"/{collection}", collection, "collection", ("GET", "POST")),
-        RouteSpec(f"/{collection}/<int:id>", collection, "item", ITEM, {"id": id_help}),
         RouteSpec(
-            f"/{collection}/by-slug/<slug:slug>", collection, "by_slug", ITEM, {"slug": slug_help}
+            f"/{collection}", collection, "collection", ("GET", "POST"), {}, False, media_types
         ),
+        RouteSpec(
+            f"/{collection}/<int:id>", collection, "item", ITEM, {"id": id_help}, False, media_types
+        ),
+        RouteSpec(slug_path, collection, "by_slug", ITEM, {"slug": slug_help}, False, media_types),
     )
 
 
@@ -90,11 +101,29 @@ ROUTES: tuple[RouteSpec, ...] = (
     RouteSpec("/", "site", "index", READ, site=True),
     RouteSpec("/", "root", "index", READ),
     RouteSpec("/doc", "doc", "index", READ),
-    *_post_routes("events", N_("The event post ID"), N_("The event post slug")),
+    *_post_routes("events", N_("The event post ID"), N_("The event post slug"), (JSON, CALENDAR)),
     *_post_routes("venues", N_("The venue post ID"), N_("The venue post slug")),
     *_post_routes("organizers", N_("The organizer post ID"), N_("The organizer post slug")),
     *_term_routes("categories", N_("The category term ID")),
     *_term_routes("tags", N_("The tag term ID")),
+    # after TEC's routes: one recurring series' occurrences (calendar.md §4.3)
+    RouteSpec(
+        "/events/<int:id>/occurrences",
+        "events",
+        "occurrences",
+        READ,
+        {"id": N_("The ID of the series master or of any of its occurrences")},
+    ),
+    # iCalendar feeds (calendar.md §1, after TEC's routes): the suffix wins over ``Accept``
+    RouteSpec("/events.ics", "events", "ics", READ, media_types=(CALENDAR,)),
+    RouteSpec(
+        "/events/<int:id>.ics",
+        "events",
+        "item_ics",
+        READ,
+        {"id": N_("The event post ID")},
+        media_types=(CALENDAR,),
+    ),
     RouteSpec("/changes", "changes", "collection", READ),
     RouteSpec("/webhooks", "webhooks", "collection", ("GET", "POST")),
     RouteSpec(

@@ -69,6 +69,16 @@ class Settings:
     webhook_timeout: int = 15
     #: parallel delivery attempts of one worker process
     webhook_concurrency: int = 4
+    #: recurring series (calendar.md §4.6): days ahead whose occurrences exist as rows
+    recurrence_horizon_days: int = 730
+    #: the most occurrences one write may materialise for one series
+    recurrence_max_occurrences: int = 2000
+    #: iCalendar feeds (calendar.md §1.2, §3.1): the most events or series one feed holds
+    feed_max_events: int = 5000
+    #: ``REFRESH-INTERVAL`` and ``X-PUBLISHED-TTL`` of the feeds, in minutes
+    feed_refresh_minutes: int = 60
+    #: the feeds' ``X-WR-CALNAME``; None: "Events" (translated) – the site's host
+    calendar_name: str | None = None
 
     @classmethod
     def build(
@@ -119,6 +129,10 @@ class Settings:
             "login_lockout",
             "sync_retention_days",
             "webhook_concurrency",
+            "recurrence_horizon_days",
+            "recurrence_max_occurrences",
+            "feed_max_events",
+            "feed_refresh_minutes",
         )
         for name in positive:
             if getattr(self, name) < 1:

@@ -42,6 +42,7 @@ E = [
     "ETag",
     "Last-Modified",
     "Allow",
+    "Content-Disposition",
 ]
 M = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]
 H = [

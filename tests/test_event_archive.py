@@ -87,6 +87,12 @@ def child_category(app: Application, parent_id: int, name: str) -> int:
 # -- envelope, headers, paging ---------------------------------------------------------
 
 
+def feed_link(query: str = "") -> str:
+    """The list's iCalendar alternate (calendar.md §1.5), for the same query."""
+    url = f"http://localhost/calendar/events/v1/events.ics{'?' + query if query else ''}"
+    return f'<{url}>; rel="alternate"; type="text/calendar"'
+
+
 def test_the_list_has_tecs_envelope_headers_and_exposes_them_to_cors(api: Api) -> None:
     for n in range(12):
         add(api, f"Event {n}", at(10 + n))
@@ -98,7 +104,9 @@ def test_the_list_has_tecs_envelope_headers_and_exposes_them_to_cors(api: Api) -
     assert (body["total"], body["total_pages"]) == (12, 2)
     for name, value in zip(TOTAL_HEADERS, ("12", "2", "12", "2"), strict=True):
         assert response.headers[name] == value
-    assert response.headers["Link"] == f'<{body["next_rest_url"]}>; rel="next", {DISCOVERY}'
+    assert response.headers["Link"] == (
+        f'<{body["next_rest_url"]}>; rel="next", {feed_link()}, {DISCOVERY}'
+    )
     cross_origin = api.get("/events", headers={"Origin": "https://elsewhere.example"})
     exposed = cross_origin.headers["Access-Control-Expose-Headers"].split(", ")
     assert set(TOTAL_HEADERS) | {"Link"} <= set(exposed)
@@ -113,7 +121,9 @@ def test_the_last_page_has_only_a_previous_link(api: Api) -> None:
     assert list(body) == ["events", "rest_url", "previous_rest_url", "total", "total_pages"]
     assert len(body["events"]) == 2
     assert "page" not in query_of(body["previous_rest_url"])
-    assert response.headers["Link"] == f'<{body["previous_rest_url"]}>; rel="prev", {DISCOVERY}'
+    assert response.headers["Link"] == (
+        f'<{body["previous_rest_url"]}>; rel="prev", {feed_link("page=2")}, {DISCOVERY}'
+    )
 
 
 def test_a_middle_page_links_both_ways_in_body_and_link_header(api: Api) -> None:
@@ -126,7 +136,7 @@ def test_a_middle_page_links_both_ways_in_body_and_link_header(api: Api) -> None
     assert "page" not in query_of(body["previous_rest_url"])
     assert response.headers["Link"] == (
         f'<{body["next_rest_url"]}>; rel="next", <{body["previous_rest_url"]}>; rel="prev", '
-        + DISCOVERY
+        f"{feed_link('per_page=2&page=2')}, {DISCOVERY}"
     )
     assert (body["total"], body["total_pages"]) == (7, 4)
     page3 = api.get("/events?per_page=2&page=3").json
@@ -143,7 +153,7 @@ def test_an_empty_first_page_is_200_with_zero_totals_and_no_links(api: Api) -> N
         0,
     )
     assert response.headers["X-TEC-TotalPages"] == "0"
-    assert response.headers["Link"] == DISCOVERY  # no page link
+    assert response.headers["Link"] == f"{feed_link()}, {DISCOVERY}"  # no page link
 
 
 @pytest.mark.parametrize("page", [2, 3, 99])

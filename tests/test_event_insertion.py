@@ -28,6 +28,8 @@ EVENT_KEYS = [
 ]  # fmt: skip
 #: our multilingual keys, after all of TEC's (see tests/test_translations.py)
 ADDITIVE_KEYS = ["language", "translations"]
+#: the recurring-series keys (calendar.md §4.3), after TEC's and before the multilingual
+SERIES_KEYS = ["recurrence", "recurring_event_id", "original_start_date"]
 FLAGS = ("show_map", "show_map_link", "hide_from_listings", "sticky", "featured")
 
 
@@ -432,16 +434,17 @@ def test_the_embedded_term_count_counts_published_events_only(api: Api) -> None:
 def test_the_created_event_has_tecs_keys_in_tecs_order(api: Api) -> None:
     response = create(api)
     assert response.status_code == 201
-    assert list(response.json) == [*EVENT_KEYS, *ADDITIVE_KEYS]
+    assert list(response.json) == [*EVENT_KEYS, *SERIES_KEYS, *ADDITIVE_KEYS]
     assert "Location" not in response.headers
 
 
 def test_json_ld_is_only_added_on_a_single_read(api: Api) -> None:
     event = created(api)
-    single = [*EVENT_KEYS, "json_ld", *ADDITIVE_KEYS]
+    single = [*EVENT_KEYS, "json_ld", *SERIES_KEYS, *ADDITIVE_KEYS]
     assert list(api.get(f"/events/{event['id']}").json) == single
     assert list(api.get(f"/events/by-slug/{event['slug']}").json) == single
-    assert list(api.get("/events").json["events"][0]) == [*EVENT_KEYS, *ADDITIVE_KEYS]
+    listed = [*EVENT_KEYS, *SERIES_KEYS, *ADDITIVE_KEYS]
+    assert list(api.get("/events").json["events"][0]) == listed
 
 
 def test_created_event_basic_fields_have_wordpress_types(api: Api) -> None:

@@ -40,6 +40,9 @@ WORDPRESS_ROUTES = [
     "/calendar/events/v1/categories/(?P<id>\\d+)",
     "/calendar/events/v1/tags",
     "/calendar/events/v1/tags/(?P<id>\\d+)",
+    "/calendar/events/v1/events/(?P<id>\\d+)/occurrences",
+    "/calendar/events/v1/events.ics",
+    "/calendar/events/v1/events/(?P<id>\\d+).ics",
     "/calendar/events/v1/changes",
     "/calendar/events/v1/webhooks",
     "/calendar/events/v1/webhooks/(?P<id>\\d+)",
@@ -61,6 +64,9 @@ OPENAPI_PATHS = [
     "/categories/{id}",
     "/tags",
     "/tags/{id}",
+    "/events/{id}/occurrences",
+    "/events.ics",
+    "/events/{id}.ics",
     "/changes",
     "/webhooks",
     "/webhooks/{id}",
@@ -150,7 +156,10 @@ def test_editable_methods_form_one_endpoint_between_get_and_delete(api: Api) -> 
     routes = api.get("/").json["routes"]
     methods = [endpoint["methods"] for endpoint in routes[WORDPRESS_ROUTES[3]]["endpoints"]]
     assert methods == [["GET"], ["POST", "PUT", "PATCH"], ["DELETE"]]
-    methods = [endpoint["methods"] for endpoint in routes[WORDPRESS_ROUTES[12]]["endpoints"]]
+    categories = WORDPRESS_ROUTES.index("/calendar/events/v1/categories/(?P<id>\\d+)")
+    methods = [
+        endpoint["methods"] for endpoint in routes[WORDPRESS_ROUTES[categories]]["endpoints"]
+    ]
     assert methods == [["GET"], ["POST", "PUT", "PATCH"], ["DELETE"]]
     methods = [endpoint["methods"] for endpoint in routes[WORDPRESS_ROUTES[2]]["endpoints"]]
     assert methods == [["GET"], ["POST"]]

@@ -20,7 +20,7 @@ import peewee
 from .. import __version__
 from ..i18n import Translate, environment_language, translator
 from ..settings import DATABASE_URL_ENV, DEFAULT_DATABASE_URL
-from . import changes, serve, setup, users, webhooks
+from . import changes, imports, series, serve, setup, users, webhooks
 from .database import command_settings
 from .parsing import PROG, CliError, Parser, error_line
 
@@ -73,4 +73,6 @@ def build_parser(translate: Translate | None = None) -> argparse.ArgumentParser:
     setup.add_demo_command(commands, _)
     changes.add_commands(commands, _)
     webhooks.add_commands(commands, _)
+    imports.add_commands(commands, _)
+    series.add_commands(commands, _)
     return parser

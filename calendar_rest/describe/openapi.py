@@ -14,6 +14,7 @@ import typing as t
 from apispec import APISpec
 
 from ..i18n import Translate
+from ..media_types import JSON
 from ..messages import N_
 from ..routes import Endpoint, Route, RouteSpec, namespace_routes
 from ..schemas.representations import COMPONENTS
@@ -62,6 +63,10 @@ TOTAL_HEADERS = {
 #: the resources whose singles carry ``Last-Modified``
 DATED = frozenset({"events", "venues", "organizers"})
 SINGLE_SHAPES = frozenset({"item", "by_slug"})
+#: the iCalendar feeds (calendar.md §1): dated too (``Last-Modified``, §2.2)
+FEED_SHAPES = frozenset({"ics", "item_ics"})
+#: an iCalendar body (RFC 5545)
+CALENDAR_SCHEMA = {"type": "string"}
 ETAG = {
     "description": N_("A strong tag of this representation (for If-None-Match and If-Match)"),
     "schema": {"type": "string"},
@@ -201,7 +206,7 @@ def _operation(
 def _conditional_headers(route: Route, method: str) -> list[tuple[str, str]]:
     """The conditional request headers ``method`` evaluates on ``route``."""
     spec = route.spec
-    dated = spec.resource in DATED and spec.shape in SINGLE_SHAPES
+    dated = spec.resource in DATED and spec.shape in SINGLE_SHAPES | FEED_SHAPES
     if method == "GET":
         return [IF_NONE_MATCH_READ, *([IF_MODIFIED_SINCE] if dated else [])]
     if spec.shape not in SINGLE_SHAPES:
@@ -242,10 +247,15 @@ def _responses(route: Route, method: str) -> dict[str, t.Any]:
     spec = route.spec
     success = "201" if method == "POST" and spec.shape == "collection" else "200"
     body = _success_schema(route, method)
+    # JSON stays the first media type of a negotiated route (client generators read it)
+    media_types = spec.media_types if method == "GET" else (JSON,)
     responses: dict[str, t.Any] = {
         success: {
             "description": STATUS_TEXTS[success],
-            "content": {"application/json": {"schema": body}},
+            "content": {
+                media: {"schema": body if media == JSON else CALENDAR_SCHEMA}
+                for media in media_types
+            },
         }
     }
     if body.get("$ref", "").endswith("List"):
@@ -282,7 +292,9 @@ def _describe_validators(
 ) -> None:
     """``ETag`` (and ``Last-Modified``) on the success a read or a record's write
     answers, and a read's ``304`` carrying them."""
-    dated = spec.resource in DATED and (spec.shape in SINGLE_SHAPES or success == "201")
+    dated = spec.resource in DATED and (
+        spec.shape in SINGLE_SHAPES | FEED_SHAPES or success == "201"
+    )
     if method != "GET" and spec.shape not in SINGLE_SHAPES and success != "201":
         return
     validators: dict[str, t.Any] = {"ETag": {**ETAG, "required": method == "GET"}}
@@ -314,7 +326,8 @@ def _success_schema(route: Route, method: str) -> dict[str, t.Any]:
     if spec.resource == "webhooks":
         return _webhook_schema(spec.shape, method)
     single, archive = REPRESENTATIONS[spec.resource]
-    name = archive if spec.shape == "collection" and method == "GET" else single
+    listing = spec.shape in ("collection", "occurrences")
+    name = archive if listing and method == "GET" else single
     return {"$ref": f"#/components/schemas/{name}"}
 
 

@@ -49,6 +49,10 @@ class ArchiveFilters:
     max_event_seconds: int = 0
     #: ``modified_after``/``modified_before`` and ``orderby=modified``
     modified: ModifiedFilters = dataclasses.field(default_factory=ModifiedFilters)
+    #: only the rows of this series (its master's ID): ``/events/{id}/occurrences``
+    series: int | None = None
+    #: ``hide_subsequent_recurrences``: of each series, only its first matching row
+    first_of_series: bool = False
 
 
 def archive_query(
@@ -77,7 +81,28 @@ def archive_query(
         conditions.append(Event.id.in_(filters.include or [0]))
     if filters.post_parent is not None:
         conditions.append(Event.post_parent == filters.post_parent)
+    if filters.series is not None:
+        conditions.append((Event.id == filters.series) | (Event.series_master == filters.series))
+    if filters.first_of_series:
+        conditions.append(_first_of_series(conditions))
     return Event.select().where(functools.reduce(operator.and_, conditions))
+
+
+def _first_of_series(conditions: list[pw.ColumnBase]) -> pw.ColumnBase:
+    """Stand-alone events, and of each series the earliest row meeting every other
+    condition (TEC Pro's ``hide_subsequent_recurrences``): a window function ranks the
+    matching rows of each series by start, then ID."""
+    series = pw.fn.COALESCE(Event.series_master, Event.id)
+    rank = pw.fn.ROW_NUMBER().over(partition_by=[series], order_by=[Event.start_utc, Event.id])
+    ranked = (
+        Event.select(Event.id.alias("ranked_id"), rank.alias("series_rank"))
+        .where(functools.reduce(operator.and_, conditions))
+        .alias("ranked")
+    )
+    firsts = pw.Select(from_list=[ranked], columns=[pw.SQL("ranked_id")]).where(
+        pw.SQL("series_rank = 1")
+    )
+    return Event.id.in_(firsts)
 
 
 def _date_conditions(filters: ArchiveFilters) -> list[pw.Expression]:

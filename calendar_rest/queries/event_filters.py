@@ -51,6 +51,7 @@ ECHO_ORDER = (
     "modified_before",
     "orderby",
     "order",
+    "hide_subsequent_recurrences",
     "i18n_language",
 )
 
@@ -86,6 +87,9 @@ def resolve_archive(
         resolver.echo["search"] = args["search"]
     resolver.filters.modified, modified_echo = resolve_modified(args, settings.site_zone)
     resolver.echo.update(modified_echo)
+    if args.get("hide_subsequent_recurrences"):
+        resolver.filters.first_of_series = True
+        resolver.echo["hide_subsequent_recurrences"] = "true"
     if "i18n_language" in args:
         resolver.echo["i18n_language"] = args["i18n_language"]
     echo = {key: resolver.echo[key] for key in ECHO_ORDER if key in resolver.echo}

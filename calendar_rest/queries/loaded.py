@@ -42,6 +42,8 @@ class Related:
     images: dict[int, Attachment] = dataclasses.field(default_factory=dict)
     #: translation groups of the events and of everything they embed
     translations: Translations = dataclasses.field(default_factory=Translations)
+    #: the ``recurrence`` lines of the series the events belong to, by master ID
+    series: dict[int, list[str]] = dataclasses.field(default_factory=dict)
 
 
 #: the change feed's record types, in its order, each with its collection (route segment)

@@ -15,6 +15,7 @@ from ..models import Attachment, Event, EventOrganizer, EventTerm, Organizer, Te
 from ..permissions import can_read
 from .loaded import Related
 from .prepared import fetch
+from .series import series_lines
 from .translations import load_translations
 
 
@@ -86,6 +87,7 @@ def load_related(
         (term for group in terms.values() for term in group),
         user=user,
     )
+    related.series = series_lines(events)
     if language is not None:
         _in_language(related, language)
     image_ids = {event.image_id for event in events if event.image_id}

@@ -18,7 +18,10 @@ SEARCH_INDEX = "search_index"
 DATABASE_ID = "database_id"
 #: the highest change-log position compaction removed an entry at (``sync.md`` §3.7)
 CHANGES_PRUNED = "changes_pruned"
-KEYS = (GENERATION, MAX_EVENT_SECONDS, SEARCH_INDEX, DATABASE_ID, CHANGES_PRUNED)
+#: when the latest write happened (Unix seconds), set with the generation: the archive
+#: feed's ``Last-Modified`` (``calendar.md`` §2.2), deletions included
+LAST_WRITE = "last_write"
+KEYS = (GENERATION, MAX_EVENT_SECONDS, SEARCH_INDEX, DATABASE_ID, CHANGES_PRUNED, LAST_WRITE)
 
 
 def read_counter(key: str) -> int:
@@ -36,6 +39,11 @@ def read_counter(key: str) -> int:
 def generation() -> int:
     """The write generation: any write in any process since a read changes it."""
     return read_counter(GENERATION)
+
+
+def last_write() -> int:
+    """When the latest write happened, in Unix seconds (0: none recorded yet)."""
+    return read_counter(LAST_WRITE)
 
 
 def database_id() -> int:

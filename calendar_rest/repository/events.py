@@ -25,6 +25,7 @@ from ..taxonomies import CATEGORIES, TAGS, Taxonomy
 from . import changes, posts, terms
 from .inline_links import NewLinked, check_organizers, check_venue, materialise
 from .posts import WriteContext
+from .series import check_series_write
 from .site_state import note_event_seconds
 from .translations import attach
 from .word_index import index_record, touches_words
@@ -84,6 +85,8 @@ def check_event_write(
     if "post_parent" in args:
         write.parent = errors.check(_check_parent, args["post_parent"], user)
     write.check_translation(Event, language, event, user, errors)
+    with errors.collecting():
+        check_series_write(args, event)
     errors.raise_if_any()
     return write
 
@@ -106,9 +109,17 @@ def _check_parent(parent_id: int, user: User | None) -> Event:
 
 def save_event(write: EventWrite, ctx: WriteContext, event: Event | None = None) -> Event:
     """Create (``event`` None) or partially update an event; returns the saved row."""
+    before = None if event is None else changes.seen(event)
+    event = write_event(write, ctx, event)
+    changes.record_post_change(event, before)
+    return event
+
+
+def write_event(write: EventWrite, ctx: WriteContext, event: Event | None = None) -> Event:
+    """:func:`save_event` without its change-log entry: series writes (``series``)
+    record one entry per row once the whole write is done."""
     args = write.args
     creating = event is None
-    before = None if event is None else changes.seen(event)
     if event is None:
         event = Event(language=ctx.language, author=write.author or ctx.user)
         event.uid = write.uid or str(uuid.uuid4())  # RFC 7986 §5.3: random, non-numeric, global
@@ -143,7 +154,6 @@ def save_event(write: EventWrite, ctx: WriteContext, event: Event | None = None)
     touched = _apply_links(event, write, ctx)
     if creating or old_status != event.status or touched:
         terms.refresh_term_counts(event_term_ids(event.id) | touched)
-    changes.record_post_change(event, before)
     return event
 
 

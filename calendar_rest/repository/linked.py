@@ -87,7 +87,8 @@ def create_linked(model: type[M], write: LinkedWrite, ctx: WriteContext) -> M:
     name = args[NAME_FIELD[model]]
     record = model(title=name, description=args.get("description", ""), language=ctx.language)
     record.author = write.author or ctx.user
-    record.slug = posts.unique_slug(model, name, NAME_FIELD[model])
+    # ``slug`` comes from imports only (the routes do not accept one): kept, or ``-2``
+    record.slug = posts.unique_slug(model, args.get("slug") or name, NAME_FIELD[model])
     posts.stamp_new(record, ctx, args)
     record.status = posts.written_status(record, args.get("status"), ctx)
     _apply_fields(record, write, ctx, creating=True)
@@ -114,6 +115,8 @@ def update_linked(record: PostModel, write: LinkedWrite, ctx: WriteContext) -> P
     name_field = NAME_FIELD[type(record)]
     if name_field in args:
         record.title = args[name_field]
+    if args.get("slug"):  # imports only
+        record.slug = posts.unique_slug(type(record), args["slug"], name_field, record.id)
     if "description" in args:
         record.description = args["description"]
     if write.author is not None:

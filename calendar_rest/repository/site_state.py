@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import secrets
+import time
 
 from ..models import SiteState
 from ..queries.site_state import (
     DATABASE_ID,
     GENERATION,
     KEYS,
+    LAST_WRITE,
     MAX_EVENT_SECONDS,
     existing_counters,
 )
@@ -24,14 +27,17 @@ def ensure_counters() -> None:
             SiteState.create(key=key, value=value)
 
 
-def bump_generation() -> None:
+def bump_generation(now: dt.datetime | None = None) -> None:
     """Mark every cache stale; runs inside the write's own transaction, so readers in
     other processes see the new generation exactly when they can see the write.
 
     As the first statement of a write it also takes the row lock that queues writers
     (as SQLite's IMMEDIATE does), so unique slugs are chosen one writer at a time.
+    It also records when the write happened (``now``, else the system clock).
     """
     SiteState.update(value=SiteState.value + 1).where(SiteState.key == GENERATION).execute()
+    seconds = int(now.timestamp()) if now is not None else int(time.time())
+    SiteState.update(value=seconds).where(SiteState.key == LAST_WRITE).execute()
 
 
 def write_position() -> int:

@@ -17,6 +17,7 @@ from marshmallow import Schema, ValidationError, missing
 from ..clock import Clock, utc_now
 from ..errors import ParamErrors, forbidden, missing_params
 from ..i18n import Translate, translator
+from ..media_types import JSON
 from ..models import User
 from ..routes import Route
 from ..schemas import MissingParams, validate
@@ -94,6 +95,8 @@ class Call:
     checking: bool = False
     #: the request's query string, as pairs in their order (what page links repeat)
     query: tuple[tuple[str, str], ...] = ()
+    #: the media type to answer in (``Accept`` on negotiated routes, calendar.md §2.1)
+    media_type: str = JSON
 
     def begin_write(self) -> None:
         """Mark the end of a write's checks: what follows writes.

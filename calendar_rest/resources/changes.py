@@ -19,7 +19,7 @@ from ..routes import accepts
 from ..schemas.changes import ChangesArgs
 from ..sync_tokens import decode_token, encode_token
 from ..wire.changes import change_entry
-from ..wire.pages import RELATIONS, Pager
+from ..wire.pages import Pager, list_headers
 from ..wire.reply import Reply
 from .base import Call, Resource
 
@@ -73,16 +73,7 @@ class Changes(Resource):
         body |= {"total": total, "total_pages": total_pages}
         if page >= total_pages:
             body["sync_token"] = encode_token(database, end)
-        headers = [
-            ("X-TEC-Total", str(total)),
-            ("X-TEC-TotalPages", str(total_pages)),
-            ("X-WP-Total", str(total)),
-            ("X-WP-TotalPages", str(total_pages)),
-        ]
-        if links:
-            relations = (f'<{url}>; rel="{RELATIONS[name]}"' for name, url in links.items())
-            headers.append(("Link", ", ".join(relations)))
-        return Reply(body, headers=headers)
+        return Reply(body, headers=list_headers(total, total_pages, links))
 
 
 def _position(token: str, database: int, newest: int, pruned: int) -> int:

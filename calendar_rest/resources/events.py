@@ -6,6 +6,7 @@ import typing as t
 
 from ..cost import FREE_LABEL
 from ..errors import ParamErrors, RestError, bad_param
+from ..media_types import CALENDAR
 from ..models import Event, User
 from ..permissions import (
     can_create,
@@ -19,21 +20,25 @@ from ..permissions import (
     record_methods,
 )
 from ..queries.archive import archive_page, archive_query, count
-from ..queries.event_filters import resolve_archive
+from ..queries.event_filters import ArchiveRequest, resolve_archive
 from ..queries.events import event_by_id, event_by_slug
 from ..queries.related import load_related
-from ..repository.events import check_event_write, save_event, trash_event
+from ..repository.events import check_event_write
 from ..repository.posts import WriteContext
+from ..repository.series import SeriesLimits
+from ..repository.series_edits import delete_event_write, save_event_write
 from ..routes import accepts
 from ..schemas import events as event_args
 from ..wire.events import EventView, event_data
 from ..wire.pages import Pager
 from ..wire.reply import Reply
-from .base import Call, Resource
+from .base import Call
+from .event_feeds import EventFeeds, alternate_feed
 
 
-class Events(Resource):
-    """``/events``, ``/events/{id}`` and ``/events/by-slug/{slug}``."""
+class Events(EventFeeds):
+    """``/events``, ``/events/{id}`` and ``/events/by-slug/{slug}``, in JSON or (asked
+    with ``Accept``) iCalendar; ``/events.ics`` and ``/events/{id}.ics``."""
 
     def may_call(self, method: str, user: User | None) -> bool:
         return may_write_method(user, method)
@@ -60,6 +65,32 @@ class Events(Resource):
         args, archive = call.checked(
             lambda valid: resolve_archive(valid, call.user, call.language, self.settings, call.now)
         )
+        if call.media_type == CALENDAR:
+            return self.archive_feed(call, args, archive)
+        return alternate_feed(self.archive_page(call, args, archive), call)
+
+    @accepts(event_args.EventArchiveArgs, collect_errors=True)
+    def on_get_occurrences(self, call: Call, id: int) -> Reply:
+        """``/events/{id}/occurrences`` (calendar.md §4.3): the archive restricted to
+        the series of ``id`` (master or occurrence; a stand-alone event lists itself);
+        an unknown or hidden ``id`` is answered as ``GET /events/{id}`` answers it."""
+        event = event_by_id(id)
+        if event is None:
+            raise RestError("rest-event-not-found", 404, id)
+        if event.status == "trash":
+            raise RestError("event-no-longer-available", 403)
+        if not can_read(call.user, event):
+            raise RestError("event-not-accessible", 403)
+        args, archive = call.checked(
+            lambda valid: resolve_archive(valid, call.user, call.language, self.settings, call.now)
+        )
+        archive.filters.series = event.series_master_id or event.id
+        return self.archive_page(call, args, archive, path=f"events/{id}/occurrences")
+
+    def archive_page(
+        self, call: Call, args: dict[str, t.Any], archive: ArchiveRequest, path: str | None = None
+    ) -> Reply:
+        """One page of a resolved archive (``/events`` or a series' occurrences)."""
         pager = Pager.from_args(args, self.settings)
         total = count(archive_query(archive.filters, call.user, counting=True))
         query = archive_query(archive.filters, call.user)
@@ -72,7 +103,7 @@ class Events(Resource):
             event_data(event, related, view, redact=self.redacted(event, call, args))
             for event in events
         ]
-        return pager.reply("events", items, total, archive.echo, call.urls, call.query)
+        return pager.reply("events", items, total, archive.echo, call.urls, call.query, path=path)
 
     # -- single reads ----------------------------------------------------------------
 
@@ -94,6 +125,8 @@ class Events(Resource):
             raise RestError("event-not-accessible", 403)
         if self.redacted(event, call, args):
             raise RestError("event-password-protected", 403)
+        if call.media_type == CALENDAR:
+            return self.event_feed(call, event)
         return Reply(self.represent(event, call, single=True))
 
     # -- writes ----------------------------------------------------------------------
@@ -104,7 +137,7 @@ class Events(Resource):
         self.require(can_create(call.user), call.user)
         self.require(may_write_as(call.user, write.author), call.user)
         call.begin_write()
-        event = save_event(write, self.write_context(call))
+        event = save_event_write(write, self.write_context(call), None, self.series_limits)
         return Reply(self.represent(event, call), status=201)
 
     @accepts(event_args.EventWriteArgs)
@@ -124,7 +157,7 @@ class Events(Resource):
         self.require(can_edit(call.user, event), call.user)
         self.require(may_write_as(call.user, write.author, event), call.user)
         call.begin_write()
-        event = save_event(write, self.write_context(call), event)
+        event = save_event_write(write, self.write_context(call), event, self.series_limits)
         return Reply(self.represent(event, call))
 
     @accepts(event_args.EventDeleteArgs)
@@ -143,7 +176,8 @@ class Events(Resource):
         if event.status == "trash":
             raise RestError("event-is-in-trash", 410)
         call.begin_write()
-        event = trash_event(event, self.write_context(call))
+        scope = call.args.get("scope")
+        event = delete_event_write(event, self.write_context(call), scope, self.series_limits)
         return Reply(self.represent(event, call))
 
     # -- helpers ---------------------------------------------------------------------
@@ -174,6 +208,10 @@ class Events(Resource):
     def represent(self, event: Event, call: Call, *, single: bool = False) -> dict[str, t.Any]:
         related = load_related([event], call.user, call.language)
         return event_data(event, related, self.view(call, single=single))
+
+    @property
+    def series_limits(self) -> SeriesLimits:
+        return SeriesLimits.from_settings(self.settings)
 
     def write_context(self, call: Call) -> WriteContext:
         assert call.user is not None

@@ -81,12 +81,17 @@ def missing_required(schema: Schema, params: t.Mapping[str, t.Any]) -> list[str]
 def validate(schema: Schema, params: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     """WordPress's two validation steps: required parameters first, then every value.
 
-    Null values count as absent, as ``isset()`` does in WordPress.
+    Null values count as absent, as ``isset()`` does in WordPress, except for fields
+    whose null has a meaning of its own (``keeps_null``: ``recurrence: null``).
 
     :raises MissingParams: when a required parameter is absent.
     :raises marshmallow.ValidationError: with ``{param: [ParamMessage]}`` messages.
     """
-    present = {key: value for key, value in params.items() if value is not None}
+    present = {
+        key: value
+        for key, value in params.items()
+        if value is not None or getattr(schema.fields.get(key), "keeps_null", False)
+    }
     missing = missing_required(schema, present)
     if missing:
         raise MissingParams(missing)

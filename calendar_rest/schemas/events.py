@@ -11,6 +11,9 @@ from . import shared
 from .messages import N_
 from .shared import Args
 
+#: what a series write or delete applies to (calendar.md §4.4, §4.5)
+SCOPES = ("this", "following", "all")
+
 
 class EventWriteArgs(Args):
     """Every writable event field; nothing required (the edit routes)."""
@@ -43,11 +46,28 @@ class EventWriteArgs(Args):
     post_parent = f.Integer(positive=True, help=N_("The parent event ID"))
     password = shared.password()
     translation_of = shared.translation_of()
+    recurrence = f.Recurrence(
+        help=N_(
+            "The series' RFC 5545 lines: at most one RRULE, plus RDATE and EXDATE lines; "
+            "[] or null: not recurring"
+        )
+    )
+    scope = f.Choice(
+        SCOPES,
+        help=N_(
+            "Which occurrences of a series an update changes: this one, this and the "
+            "following ones, or all"
+        ),
+    )
     i18n_language = f.Language()
 
 
 class EventCreateArgs(EventWriteArgs):
-    """Create: ``title``, ``start_date`` and ``end_date`` are required."""
+    """Create: ``title``, ``start_date`` and ``end_date`` are required (no ``scope``:
+    a new event has no occurrences yet)."""
+
+    class Meta(Args.Meta):
+        exclude = ("scope",)
 
     title = f.String(required=True, help=N_("The event title"))
     start_date = f.LooseDate(required=True, help=N_("The event start date and time"))
@@ -78,6 +98,12 @@ class EventSlugWriteArgs(EventWriteArgs):
 
 class EventDeleteArgs(Args):
     password = shared.password()
+    scope = f.Choice(
+        SCOPES,
+        help=N_(
+            "Which occurrences of a series to delete: this one, this and the following ones, or all"
+        ),
+    )
     i18n_language = f.Language()
 
 
@@ -113,6 +139,9 @@ class EventArchiveArgs(Args):
     include = f.IdList(help=N_("Only these event IDs (array or CSV); no date filter applies"))
     post_parent = f.Integer(positive=True, help=N_("Events should be children of this event ID"))
     ticketed = f.Boolean(help=N_("Events should have tickets, or not"))
+    hide_subsequent_recurrences = f.Boolean(
+        help=N_("Only the next matching occurrence of each recurring series")
+    )
     password = f.String(help=N_("Password unlocking protected events"))
     context = f.Choice(
         ("view", "edit"), help=N_("edit: show protected events in full to who may edit them")

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from marshmallow import ValidationError, fields
 
 from ..dates import DateParseError, is_valid_timezone, parse_datetime
+from ..dates.recurrence import RecurrenceError, normalise_lines
 from .messages import N_, ParamMessage
 
 TRUE_STRINGS = frozenset({"true", "1"})
@@ -366,6 +367,37 @@ class StringList(WPField):
         if self.choices and any(item not in self.choices for item in stripped):
             raise self.fail("invalid")
         return stripped
+
+
+class Recurrence(WPField):
+    """A series' RFC 5545 lines (``RRULE``, ``RDATE``, ``EXDATE``), each checked and
+    normalised (calendar.md §4.2); ``null`` and ``[]`` mean "not recurring". The cap
+    is checked when the series' dates are known (``repository.series``)."""
+
+    repeatable = True
+    #: ``null`` is "not recurring", not an absent parameter
+    keeps_null = True
+
+    def __init__(self, **kwargs: t.Any) -> None:
+        super().__init__(allow_none=True, **kwargs)
+
+    def json_schema(self) -> JsonSchema:
+        return {"type": "array", "items": {"type": "string"}}
+
+    def _deserialize(self, value: t.Any, attr: str | None, data: t.Any, **kw: t.Any) -> list[str]:
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise self.fail("rec_not_list")
+        try:
+            return normalise_lines(value)
+        except RecurrenceError as exc:
+            raise self.fail(exc.key, index=exc.index, line=exc.line, **exc.values) from None
+
+    def deserialize(
+        self, value: t.Any, attr: str | None = None, data: t.Any = None, **kw: t.Any
+    ) -> t.Any:
+        return [] if value is None else super().deserialize(value, attr, data, **kw)
 
 
 class Raw(WPField):

@@ -55,6 +55,28 @@ PARAM_MESSAGES: dict[str, str] = {
     "translation_has_translations": N_(
         "%(param)s cannot be set on a record that other records translate."
     ),
+    "rec_not_list": N_("%(param)s must be an array of strings, or null."),
+    "rec_syntax": N_('%(param)s[%(index)d] "%(line)s": not a content line (NAME:VALUE)'),
+    "rec_property": N_(
+        '%(param)s[%(index)d] "%(line)s": only RRULE, RDATE and EXDATE lines are allowed'
+    ),
+    "rec_second_rrule": N_('%(param)s[%(index)d] "%(line)s": only one RRULE is allowed'),
+    "rec_unknown_freq": N_('%(param)s[%(index)d] "%(line)s": unknown FREQ'),
+    "rec_no_freq": N_('%(param)s[%(index)d] "%(line)s": FREQ is required'),
+    "rec_unknown_part": N_('%(param)s[%(index)d] "%(line)s": unknown rule part %(part)s'),
+    "rec_bad_value": N_('%(param)s[%(index)d] "%(line)s": invalid value of %(part)s'),
+    "rec_count_until": N_(
+        '%(param)s[%(index)d] "%(line)s": COUNT and UNTIL cannot be used together'
+    ),
+    "rec_bad_date": N_('%(param)s[%(index)d] "%(line)s": invalid date %(value)s'),
+    "rec_unknown_tzid": N_('%(param)s[%(index)d] "%(line)s": unknown TZID %(value)s'),
+    "rec_period": N_('%(param)s[%(index)d] "%(line)s": PERIOD values are not supported'),
+    "rec_too_many": N_(
+        '%(param)s[%(index)d] "%(line)s": more than %(cap)d occurrences before %(until)s'
+    ),
+    "series_field": N_(
+        "%(param)s belongs to the whole series: send it with scope all or following."
+    ),
 }
 
 TYPE_ERRORS = frozenset(

@@ -84,7 +84,7 @@ def event_data(
     data: dict[str, t.Any] = {
         "id": event.id,
         "global_id": global_id,
-        "global_id_lineage": [global_id],
+        "global_id_lineage": [*event.global_id_lineage.split(), global_id],
         "author": str(event.author_id or ""),
         "status": event.status,
         "date": format_datetime(event.date),
@@ -124,8 +124,19 @@ def event_data(
         _add_links(data, event, related, view)
         if view.single:
             data["json_ld"] = _json_ld(event, related, view, permalink, image, cost_details)
+    _add_series(data, event, related)
     add_language(data, event, related.translations)
     return data
+
+
+def _add_series(data: dict[str, t.Any], event: Event, related: Related) -> None:
+    """calendar.md §4.3: the series' lines, the master's ID (occurrences only) and the
+    original local start (masters and occurrences)."""
+    master_id = event.series_master_id or (event.id if event.recurrence else None)
+    data["recurrence"] = related.series.get(master_id, []) if master_id else []
+    data["recurring_event_id"] = event.series_master_id
+    original = event.original_start if master_id else None
+    data["original_start_date"] = format_datetime(original) if original else None
 
 
 def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: EventView) -> None:

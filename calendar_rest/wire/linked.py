@@ -76,7 +76,8 @@ def _finished(
     data["global_id"] = urls.global_id(
         record.id, "venue" if isinstance(record, Venue) else "organizer"
     )
-    data["global_id_lineage"] = [data["global_id"]]
+    # the source lineage an import stored, then this record's own (calendar.md §6)
+    data["global_id_lineage"] = [*record.global_id_lineage.split(), data["global_id"]]
     add_language(data, record, translations)
     return data
 

@@ -58,6 +58,7 @@ class Pager:
         own_query: t.Sequence[tuple[str, str]],
         *,
         terms_order: bool = False,
+        path: str | None = None,
     ) -> Reply:
         """The list wrapper and its headers.
 
@@ -65,27 +66,19 @@ class Pager:
         term lists (``terms_order``) read ``{rest_url, total, total_pages, key, next,
         previous}``. ``filters`` is the rest of the effective query, in the order TEC
         echoes it after ``page`` and ``per_page`` in ``rest_url``; ``own_query`` is the
-        request's query string, which the page links repeat.
+        request's query string, which the page links repeat. ``path`` is the list's
+        route when it is not ``key`` (``events/{id}/occurrences``).
         """
         query = {"page": str(self.page), "per_page": str(self.per_page), **filters}
         total_pages = self.total_pages(total)
-        rest_url = urls.rest(f"{key}/", query)
-        links = self.links(key, own_query, total_pages, urls)
+        rest_url = urls.rest(f"{path or key}/", query)
+        links = self.links(path or key, own_query, total_pages, urls)
         totals = {"total": total, "total_pages": total_pages}
         if terms_order:
             body = {"rest_url": rest_url, **totals, key: items, **links}
         else:
             body = {key: items, "rest_url": rest_url, **links, **totals}
-        headers = [
-            ("X-TEC-Total", str(total)),
-            ("X-TEC-TotalPages", str(total_pages)),
-            ("X-WP-Total", str(total)),
-            ("X-WP-TotalPages", str(total_pages)),
-        ]
-        if links:
-            relations = (f'<{url}>; rel="{RELATIONS[name]}"' for name, url in links.items())
-            headers.append(("Link", ", ".join(relations)))
-        return Reply(body, headers=headers)
+        return Reply(body, headers=list_headers(total, total_pages, links))
 
     def links(
         self, key: str, own_query: t.Sequence[tuple[str, str]], total_pages: int, urls: Urls
@@ -98,6 +91,19 @@ class Pager:
         if self.page > 1:
             links["previous_rest_url"] = urls.rest_link(f"{key}/", _paged(own_query, self.page - 1))
         return links
+
+
+def list_headers(
+    total: int, total_pages: int, links: dict[str, str], *, tec: bool = True
+) -> list[tuple[str, str]]:
+    """WordPress's totals headers (after TEC's, unless a core-style list), and the page
+    links as a ``Link`` header."""
+    headers = [("X-TEC-Total", str(total)), ("X-TEC-TotalPages", str(total_pages))] if tec else []
+    headers += [("X-WP-Total", str(total)), ("X-WP-TotalPages", str(total_pages))]
+    if links:
+        relations = (f'<{url}>; rel="{RELATIONS[name]}"' for name, url in links.items())
+        headers.append(("Link", ", ".join(relations)))
+    return headers
 
 
 def _paged(query: t.Sequence[tuple[str, str]], page: int) -> list[tuple[str, str]]:

@@ -16,3 +16,7 @@ class Reply:
     body: t.Any
     status: int = 200
     headers: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    #: the ``Content-Type`` of a body already serialised (bytes); None: JSON
+    content_type: str | None = None
+    #: the record a serialised body shows, whose revision its ``ETag`` covers
+    about: int | None = None

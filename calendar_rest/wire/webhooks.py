@@ -9,7 +9,7 @@ import typing as t
 import orjson
 
 from ..urls import Urls
-from .pages import RELATIONS, Pager
+from .pages import Pager, list_headers
 from .reply import Reply
 
 
@@ -58,12 +58,8 @@ def array_page(
     """A WordPress core list: a bare JSON array, its totals and page links in the
     ``X-WP-Total``, ``X-WP-TotalPages`` and ``Link`` headers."""
     total_pages = pager.total_pages(total)
-    headers = [("X-WP-Total", str(total)), ("X-WP-TotalPages", str(total_pages))]
     links = pager.links(path, own_query, total_pages, urls)
-    if links:
-        relations = (f'<{url}>; rel="{RELATIONS[name]}"' for name, url in links.items())
-        headers.append(("Link", ", ".join(relations)))
-    return Reply(items, headers=headers)
+    return Reply(items, headers=list_headers(total, total_pages, links, tec=False))
 
 
 def envelope(

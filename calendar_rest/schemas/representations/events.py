@@ -199,5 +199,24 @@ class Event(Representation):
         N_("The event organizers"), required=True, type="array", items=ref("Organizer")
     )
     json_ld = json_ld(N_("The event as schema.org JSON-LD (single event reads only)"))
+    recurrence = strings(
+        N_("The RFC 5545 lines of the event's recurring series; empty when it does not repeat"),
+        required=True,
+    )
+    recurring_event_id = documented(
+        N_("The ID of the series master, for an occurrence other than the master; null otherwise"),
+        required=True,
+        type="integer",
+        nullable=True,
+    )
+    original_start_date = documented(
+        N_(
+            "The occurrence's original start in the series time zone (YYYY-MM-DD HH:MM:SS); "
+            "null for an event that does not repeat"
+        ),
+        required=True,
+        type="string",
+        nullable=True,
+    )
     language = language()
     translations = translations()

@@ -1,0 +1,75 @@
+"""``calendar-rest extend-series``: roll recurring series forward (calendar.md §4.6).
+
+Occurrences exist as rows up to now + ``recurrence_horizon_days``; as days pass, this
+adds the ones that came within the horizon. It is idempotent (meant for a daily cron
+job), and ``serve`` runs the same step at start-up and every 24 hours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import threading
+import typing as t
+
+import peewee
+
+from ..clock import SYSTEM_CLOCK, Clock
+from ..i18n import Translate
+from ..models import User
+from ..queries.series import live_masters
+from ..repository.posts import WriteContext
+from ..repository.series import SeriesLimits, extend_series
+from ..repository.site_state import bump_generation
+from ..settings import Settings
+from .database import display_url, open_database
+
+LOG = logging.getLogger(__name__)
+DAY_SECONDS = 24 * 60 * 60
+
+
+def add_commands(commands: t.Any, _: Translate) -> None:
+    extend = commands.add_parser(
+        "extend-series",
+        help=_("add the occurrences of recurring series that came within the horizon"),
+    )
+    extend.set_defaults(handler=cmd_extend_series)
+
+
+def cmd_extend_series(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
+    with open_database(settings.database_url) as database:
+        added = roll_forward(database, settings)
+    print(
+        _("Added %(count)d occurrences in %(where)s.")
+        % {"count": added, "where": display_url(settings.database_url)}
+    )
+    return 0
+
+
+def roll_forward(database: peewee.Database, settings: Settings, clock: Clock = SYSTEM_CLOCK) -> int:
+    """One roll-forward in one transaction that bumps the write generation, so running
+    servers drop their cached answers; returns how many occurrences were added."""
+    # nobody writes as a user here: the context only supplies the clock and the zone
+    ctx = WriteContext(User(login=""), settings.timezone, clock)
+    with database.connection_context(), database.atomic():
+        bump_generation()
+        return extend_series(ctx, SeriesLimits.from_settings(settings), live_masters())
+
+
+def start_daily_roll_forward(
+    database: peewee.Database, settings: Settings, stop: threading.Event
+) -> threading.Thread:
+    """``serve``'s roll-forward: now, then every 24 hours until ``stop`` is set."""
+
+    def run() -> None:
+        while True:
+            try:
+                roll_forward(database, settings)
+            except peewee.PeeweeException:
+                LOG.exception("extend-series failed; retrying in 24 hours")
+            if stop.wait(DAY_SECONDS):
+                return
+
+    thread = threading.Thread(target=run, name="extend-series", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,178 @@
+"""What both importers share: the operator's write context, batched transactions that
+bump the write generation, progress on stderr and the records' counts.
+
+Imports write through the API's own validation and write functions (``schemas``,
+``repository``), so slugs, UTC times, term counts, the search index and the change
+log come out exactly as from ``POST /events``; the generation bump at the start of
+each committed batch makes running servers drop their cached answers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import sys
+import typing as t
+
+import peewee
+
+from ..clock import Clock
+from ..i18n import Translate
+from ..markup import Markup, as_written_by
+from ..messages import N_
+from ..models import User
+from ..repository.posts import WriteContext
+from ..repository.series import SeriesLimits
+from ..repository.site_state import bump_generation
+
+#: the statuses ``--status`` accepts (``calendar.md`` §5)
+IMPORT_STATUSES = ("publish", "draft", "pending", "private")
+PROGRESS_EVERY = 500
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportOptions:
+    """The command's choices: created records' status and author, dry run, quiet."""
+
+    site_timezone: str
+    clock: Clock
+    status: str | None = None
+    author: User | None = None
+    dry_run: bool = False
+    quiet: bool = False
+    #: the horizon and cap series writes obey (``calendar.md`` §4.6)
+    limits: SeriesLimits = SeriesLimits()
+
+
+def operator() -> User:
+    """The importing operator: an administrator that is not stored, so records get
+    the ``--author`` given or no author at all, and statuses are taken as asked."""
+    return User(login="", role="administrator", registered=dt.datetime(1970, 1, 1))
+
+
+def write_context(options: ImportOptions) -> WriteContext:
+    return WriteContext(operator(), options.site_timezone, options.clock)
+
+
+def filtered(options: ImportOptions, text: str, markup: Markup) -> str:
+    """Untrusted markup as ``security.md`` B2 filters imports: kept only when the
+    ``--author`` holds ``unfiltered_html``."""
+    return as_written_by(options.author, text, markup)
+
+
+class _RolledBack(Exception):
+    """Handed to a transaction's exit so that it rolls back."""
+
+
+class Batches:
+    """Units of work (one event, one series, one record) in transactions of at most
+    ``size`` units. Each unit runs in a savepoint, so a failing one leaves nothing
+    behind; a batch's first write bumps the generation (it also queues concurrent
+    writers and orders the change log). A dry run rolls every batch back."""
+
+    def __init__(self, database: peewee.Database, size: int, dry_run: bool) -> None:
+        self.database = database
+        self.size = size
+        self.dry_run = dry_run
+        self._transaction: t.Any = None
+        self._units = 0
+        self._bumped = False
+
+    def writing(self) -> None:
+        """Called before a unit's first write: bumps the generation once per batch."""
+        if not self._bumped:
+            bump_generation()
+            self._bumped = True
+
+    @contextlib.contextmanager
+    def unit(self) -> t.Iterator[None]:
+        """One unit in its own savepoint; an exception rolls it back and propagates."""
+        if self._transaction is None:
+            self._transaction = self.database.atomic()
+            self._transaction.__enter__()
+        with self.database.atomic():
+            yield
+        self._units += 1
+        if self._units >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit (or, in a dry run, roll back) the open batch."""
+        if self._transaction is None:
+            return
+        transaction, self._transaction = self._transaction, None
+        self._units, self._bumped = 0, False
+        if self.dry_run:  # leaving with an exception rolls back and ends the transaction
+            transaction.__exit__(_RolledBack, _RolledBack(), None)
+        else:
+            transaction.__exit__(None, None, None)
+
+    def abort(self) -> None:
+        """Roll back the open batch after a database failure."""
+        if self._transaction is None:
+            return
+        transaction, self._transaction = self._transaction, None
+        with contextlib.suppress(peewee.PeeweeException):
+            transaction.__exit__(_RolledBack, _RolledBack(), None)
+
+
+class Progress:
+    """Progress on stderr: one updating line on a terminal, else a line every
+    ``PROGRESS_EVERY`` items of lists longer than that; nothing when quiet."""
+
+    def __init__(self, _: Translate, quiet: bool, stream: t.TextIO | None = None) -> None:
+        self._ = _
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.tty = self.stream.isatty()
+        self._open = False
+
+    def show(self, template: str, done: int, total: int, **values: object) -> None:
+        """``template`` (marked with ``N_``) filled with ``done``, ``total``, ``values``."""
+        if self.quiet:
+            return
+        line = self._(template) % {"done": done, "total": total, **values}
+        if self.tty:
+            self.stream.write("\r" + line + "\x1b[K")
+            self.stream.flush()
+            self._open = True
+        elif total > PROGRESS_EVERY and (done % PROGRESS_EVERY == 0 or done == total):
+            self.stream.write(line + "\n")
+
+    def message(self, line: str) -> None:
+        """A line that must not be overwritten (a skip, a failure)."""
+        self.end()
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def end(self) -> None:
+        if self._open:
+            self.stream.write("\n")
+            self._open = False
+
+
+#: the counted record kinds, in the order the summaries print them
+KIND_LABELS = {
+    "events": N_("%(count)d events"),
+    "venues": N_("%(count)d venues"),
+    "organizers": N_("%(count)d organizers"),
+    "categories": N_("%(count)d categories"),
+    "tags": N_("%(count)d tags"),
+}
+
+
+@dataclasses.dataclass
+class Tally:
+    """What an import did, for the summary line."""
+
+    created: dict[str, int] = dataclasses.field(
+        default_factory=lambda: dict.fromkeys(KIND_LABELS, 0)
+    )
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    failed: int = 0
+
+    def created_text(self, _: Translate, kinds: t.Sequence[str]) -> str:
+        return ", ".join(_(KIND_LABELS[kind]) % {"count": self.created[kind]} for kind in kinds)

@@ -1,0 +1,347 @@
+"""Writes and deletes with a ``scope`` (calendar.md §4.4, §4.5): the entry points the
+API and the importers call for events that may belong to a series.
+
+- :func:`save_event_write` creates or updates an event: a stand-alone event, a new
+  series (``recurrence`` sent), an exception (one occurrence), a series-wide edit or a
+  split ("this and following").
+- :func:`save_series` creates a series from an already validated write (importers).
+- :func:`apply_exception` changes one occurrence alone.
+- :func:`reset_exceptions` gives an occurrence the series' values back (importers).
+- :func:`delete_event_write` trashes by scope.
+
+Each runs inside the caller's transaction, after ``check_event_write``; each row it
+creates, changes, trashes or deletes gets one change-log entry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import typing as t
+import uuid
+
+import orjson
+
+from ..dates import end_of_day, format_datetime, start_of_day
+from ..dates.recurrence import Anchor, ends_before, exdate_line, split_lines
+from ..models import Event
+from ..queries.series import master_of, series_rows
+from .changes import seen
+from .events import EventWrite, trash_event, write_event
+from .posts import WriteContext
+from .series import (
+    DATES,
+    OCCURRENCE_FIELDS,
+    Journal,
+    SeriesLimits,
+    anchor_of,
+    apply_links,
+    apply_values,
+    base_of,
+    end_series,
+    exceptions_of,
+    extend_series,
+    lines_of,
+    place,
+    restamp,
+    resync,
+    set_exceptions,
+    start_series,
+    store_base,
+    values_of,
+    words_touched,
+)
+from .word_index import index_record
+
+NOT_FIELDS = frozenset({"scope", "recurrence"})
+
+
+def _without(write: EventWrite, names: t.Collection[str]) -> EventWrite:
+    return dataclasses.replace(write, args={k: v for k, v in write.args.items() if k not in names})
+
+
+def save_event_write(
+    write: EventWrite, ctx: WriteContext, event: Event | None, limits: SeriesLimits
+) -> Event:
+    """Create (``event`` None) or update an event with the series semantics of §4.4;
+    returns what the API answers: the edited occurrence, or the master after a
+    series-wide edit or a split. :raises InvalidParams: a rule over the cap."""
+    args = write.args
+    scope = args.get("scope")
+    master = master_of(event) if event is not None else None
+    if event is None or master is None:
+        return save_series(_without(write, ("scope",)), ctx, limits, event)
+    if event.id != master.id and scope == "following":
+        return split_series(write, ctx, master, event, limits)
+    if (event.id == master.id and scope != "this") or scope in ("all", "following"):
+        return update_series(write, ctx, master, event, limits)
+    return apply_exception(write, ctx, event, limits)
+
+
+def save_series(
+    write: EventWrite, ctx: WriteContext, limits: SeriesLimits, event: Event | None = None
+) -> Event:
+    """Create an event, or update a stand-alone one, and start a series when the write
+    has ``recurrence`` lines: the event becomes the master and its occurrences are
+    created up to the horizon. For importers, ``write`` comes from
+    ``check_event_write`` like an API write."""
+    journal = Journal()
+    before = None if event is None else seen(event)
+    lines = write.args.get("recurrence") or []
+    event = write_event(_without(write, NOT_FIELDS), ctx, event)
+    journal.note(event, before)
+    if lines:
+        start_series(event, lines, ctx, journal, limits)
+    journal.flush()
+    return event
+
+
+def apply_exception(
+    write: EventWrite, ctx: WriteContext, occurrence: Event, limits: SeriesLimits
+) -> Event:
+    """Change one occurrence alone (scope ``this``): the fields sent become its
+    exception fields, which later series-wide edits leave alone. An occurrence whose
+    ``start_date`` differs from its ``original_start`` is a moved one."""
+    journal = Journal()
+    before = seen(occurrence)
+    trimmed = _without(write, NOT_FIELDS)
+    set_exceptions(occurrence, exceptions_of(occurrence) | set(trimmed.args))
+    occurrence = write_event(trimmed, ctx, occurrence)
+    journal.note(occurrence, before)
+    journal.flush()
+    master = master_of(occurrence)
+    if master is not None:
+        extend_series(ctx, limits, [master])
+    return occurrence
+
+
+def reset_exceptions(occurrence: Event, ctx: WriteContext, keep: t.Collection[str] = ()) -> Event:
+    """Give an occurrence the series' values back for its exception fields not in
+    ``keep``: its base values, its original dates (an import's exception that is
+    missing from the file, calendar.md §5). Nothing is written when none is reset."""
+    master = master_of(occurrence)
+    fields = exceptions_of(occurrence) - set(keep)
+    if master is None or not fields:
+        return occurrence
+    journal = Journal()
+    before = seen(occurrence)
+    base = base_of(master)
+    values = {field: base[field] for field in fields - set(DATES) if field in base}
+    apply_values(occurrence, values)
+    if fields & set(DATES):
+        original = occurrence.original_start or occurrence.start_local
+        place(occurrence, original, anchor_of(master, base))
+    set_exceptions(occurrence, exceptions_of(occurrence) - fields)
+    restamp(occurrence, ctx)
+    occurrence.save()
+    apply_links(occurrence, values, journal)
+    if words_touched(fields):
+        index_record(occurrence)
+    journal.note(occurrence, before)
+    journal.flush()
+    return occurrence
+
+
+def update_series(
+    write: EventWrite,
+    ctx: WriteContext,
+    master: Event,
+    target: Event,
+    limits: SeriesLimits,
+    journal: Journal | None = None,
+) -> Event:
+    """A series-wide edit sent to ``target`` (the master or an occurrence): the base
+    values change, each occurrence takes the new values of the fields it did not change
+    alone, and a new rule, start or end re-expands the series (IDs kept by original
+    start). Dates sent move the series by their difference from ``target``'s."""
+    journal = journal or Journal()
+    args = write.args
+    before = seen(master)
+    if "recurrence" in args and not args["recurrence"]:
+        end_series(master, ctx, journal)
+        master = write_event(_without(write, NOT_FIELDS), ctx, master)
+        journal.note(master, before)
+        journal.flush()
+        return master
+    base = base_of(master)
+    old = anchor_of(master, base)
+    sent = set(args) & OCCURRENCE_FIELDS
+    anchor = _new_anchor(args, ctx, old, target, base)
+    fields = sent - set(DATES)
+    snapshot = values_of(master, fields & exceptions_of(master))
+    master = write_event(_without(write, {*NOT_FIELDS, *DATES}), ctx, master)
+    values = values_of(master, fields)
+    if snapshot:
+        apply_values(master, snapshot)
+        apply_links(master, snapshot, journal)
+    base.update(values)
+    base.update(
+        start_date=format_datetime(anchor.start),
+        end_date=format_datetime(anchor.end),
+        all_day=anchor.all_day,
+    )
+    store_base(master, base)
+    reexpand = "recurrence" in args or bool(sent & {*DATES, "timezone", "all_day"})
+    if "recurrence" in args:
+        from ..dates.recurrence import localise_lines
+
+        master.recurrence = orjson.dumps(localise_lines(args["recurrence"], anchor.zone)).decode()
+    for row in series_rows(master.id):
+        if row.id == master.id or row.status == "trash":
+            continue
+        changed = fields - exceptions_of(row)
+        if changed:
+            row_before = seen(row)
+            apply_values(row, {field: values[field] for field in changed})
+            restamp(row, ctx)
+            row.save()
+            apply_links(row, {field: values[field] for field in changed}, journal)
+            if words_touched(changed):
+                index_record(row)
+            journal.note(row, row_before)
+    resync(master, anchor, anchor.start - old.start, ctx, journal, limits, cap=reexpand)
+    master.save()
+    journal.note(master, before)
+    journal.flush()
+    return master
+
+
+def _new_anchor(
+    args: dict[str, t.Any], ctx: WriteContext, old: Anchor, target: Event, base: dict[str, t.Any]
+) -> Anchor:
+    """The anchor after a series-wide edit: moved by the difference between the dates
+    sent and ``target``'s, in the (possibly new) zone, whole days in all-day series."""
+    from ..dates import resolve_timezone
+
+    zone_name = args.get("timezone", base.get("timezone")) or ctx.site_timezone
+    zone = resolve_timezone(zone_name)
+    start, end = old.start, old.end
+    if "start_date" in args:
+        start += ctx.parse_date(args["start_date"], zone) - target.start_local
+    if "end_date" in args:
+        end += ctx.parse_date(args["end_date"], zone) - target.end_local
+    all_day = bool(args.get("all_day", base.get("all_day", old.all_day)))
+    if all_day:
+        start, end = start_of_day(start), end_of_day(end)
+    return Anchor(start, max(start, end), zone, all_day)
+
+
+def split_series(
+    write: EventWrite, ctx: WriteContext, master: Event, target: Event, limits: SeriesLimits
+) -> Event:
+    """ "This and following" (§4.4): the old series ends before ``target``, which
+    becomes the master of a new series (new UID) taking the later occurrences with
+    their IDs and exception fields; the write then applies to the new series."""
+    journal = Journal()
+    base = base_of(master)
+    anchor = anchor_of(master, base)
+    cut = target.original_start or target.start_local
+    old_lines, new_lines = split_lines(lines_of(master), cut, anchor)
+    before = seen(master)
+    master.recurrence = orjson.dumps(old_lines).decode()
+    restamp(master, ctx)
+    master.save()
+    journal.note(master, before)
+    later = [
+        row
+        for row in series_rows(master.id)
+        if row.id not in (master.id, target.id) and (row.original_start or cut) > cut
+    ]
+    before = seen(target)
+    target.series_master = None
+    target.uid = str(uuid.uuid4())
+    target.recurrence = orjson.dumps(new_lines).decode()
+    new_base = dict(base)
+    new_base.update(start_date=format_datetime(cut), end_date=format_datetime(anchor.end_for(cut)))
+    new_base["slug"] = target.slug
+    store_base(target, new_base)
+    target.materialised_until = master.materialised_until
+    set_exceptions(target, exceptions_of(target) - set(write.args))
+    target.save()
+    journal.note(target, before)
+    for row in later:
+        row_before = seen(row)
+        row.series_master = target.id
+        row.uid = target.uid
+        restamp(row, ctx)
+        row.save()
+        journal.note(row, row_before)
+    return update_series(_without(write, ("scope",)), ctx, target, target, limits, journal)
+
+
+def delete_event_write(
+    event: Event, ctx: WriteContext, scope: str | None, limits: SeriesLimits
+) -> Event:
+    """Trash by scope (§4.5); returns ``event`` as trashed. A deleted date becomes an
+    EXDATE of the series; deleting the master alone promotes the next occurrence."""
+    master = master_of(event)
+    if master is None:
+        return trash_event(event, ctx)
+    is_master = event.id == master.id
+    if scope == "all" or (is_master and scope in (None, "all", "following")):
+        return _trash_rows(event, master.id, ctx, None)
+    base = base_of(master)
+    anchor = anchor_of(master, base)
+    original = event.original_start or event.start_local
+    journal = Journal()
+    if scope == "following":
+        before = seen(master)
+        master.recurrence = orjson.dumps(ends_before(lines_of(master), original, anchor)).decode()
+        restamp(master, ctx)
+        master.save()
+        journal.note(master, before)
+        journal.flush()
+        return _trash_rows(event, master.id, ctx, original)
+    before = seen(master)
+    line = exdate_line(original, base.get("timezone") or master.timezone, anchor.all_day)
+    master.recurrence = orjson.dumps([*lines_of(master), line]).decode()
+    if not is_master:
+        restamp(master, ctx)
+        master.save()
+        journal.note(master, before)
+        journal.flush()
+        return trash_event(event, ctx)
+    return _promote_next(master, ctx, journal)
+
+
+def _trash_rows(
+    event: Event, master_id: int, ctx: WriteContext, since: dt.datetime | None
+) -> Event:
+    """Trash the series' live rows (from original start ``since`` on, if given)."""
+    for row in series_rows(master_id):
+        if row.status == "trash":
+            continue
+        if since is not None and (row.original_start or row.start_local) < since:
+            continue
+        trash_event(event if row.id == event.id else row, ctx)
+    return event
+
+
+def _promote_next(master: Event, ctx: WriteContext, journal: Journal) -> Event:
+    """The master's date was deleted: the next remaining occurrence becomes the master
+    (UID and anchor kept), and the old master goes to trash as an occurrence of it."""
+    rows = [row for row in series_rows(master.id) if row.id != master.id]
+    heir = next((row for row in rows if row.status != "trash"), None)
+    if heir is None:
+        return trash_event(master, ctx)
+    before = seen(heir)
+    heir.series_master = None
+    heir.recurrence, heir.series_base = master.recurrence, master.series_base
+    heir.materialised_until = master.materialised_until
+    restamp(heir, ctx)
+    heir.save()
+    journal.note(heir, before)
+    for row in rows:
+        if row.id != heir.id:
+            row_before = seen(row)
+            row.series_master = heir.id
+            if row.status != "trash":
+                restamp(row, ctx)
+                journal.note(row, row_before)
+            row.save()
+    master.series_master = heir.id
+    master.recurrence = master.series_base = ""
+    master.materialised_until = None
+    master.save()
+    journal.flush()
+    return trash_event(master, ctx)

@@ -1,0 +1,292 @@
+"""Events as one iCalendar VCALENDAR (``calendar.md`` §3 and §4.7), written by icalendar.
+
+The body is a pure function of its input: no "now" (``DTSTAMP`` is ``LAST-MODIFIED``),
+a fixed order, and VTIMEZONEs generated from zoneinfo over whole years. Each event is
+handed with its JSON representation (``wire.events.event_data``), so ``SUMMARY``,
+``URL``, the venue, the organizers, the categories and what password protection hides
+are exactly what the JSON shows. icalendar is imported on first use only: the CLI and
+``serve`` start without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import typing as t
+
+from ..dates import resolve_timezone
+from ..models import Event
+from .plain_text import plain_text
+
+if t.TYPE_CHECKING:  # pragma: no cover
+    import icalendar
+
+#: post status → (STATUS, CLASS or None)
+STATUSES = {
+    "publish": ("CONFIRMED", None),
+    "private": ("CONFIRMED", "PRIVATE"),
+    "future": ("TENTATIVE", None),
+    "draft": ("TENTATIVE", None),
+    "pending": ("TENTATIVE", None),
+    "trash": ("CANCELLED", None),
+}
+#: the widest whole-hour offsets ``Etc/GMT±N`` names (Etc/GMT-14 … Etc/GMT+12)
+ETC_EAST, ETC_WEST = 14, 12
+#: recurrence lines a master VEVENT carries as stored
+RECURRENCE_NAMES = frozenset({"RRULE", "RDATE", "EXDATE"})
+UTC = dt.timezone.utc
+
+
+@dataclasses.dataclass(frozen=True)
+class Zone:
+    """How an event or site zone is written: its TZID, and the fixed offset of a
+    WordPress ``UTC+5:30`` zone (which no IANA name covers; None otherwise)."""
+
+    tzid: str
+    fixed: dt.timedelta | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class FeedInfo:
+    """The calendar's own properties (§3.1)."""
+
+    name: str
+    #: the site zone as configured (an IANA name or a WordPress offset)
+    site_zone: str
+    refresh_minutes: int
+    #: the absolute URL of this feed
+    source: str
+    version: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FeedEvent:
+    """One VEVENT: the row, its JSON representation and its place in a series."""
+
+    event: Event
+    data: dict[str, t.Any]
+    #: a master's stored ``recurrence`` lines (exported as they are); empty otherwise
+    recurrence: tuple[str, ...] = ()
+    #: an exception's or a published instance's original start (local, series zone)
+    recurrence_id: dt.datetime | None = None
+    #: the series zone (the master's), for ``RECURRENCE-ID``
+    series_zone: str = ""
+    #: the last date a master's rule reaches as rows (what its VTIMEZONE must cover)
+    until: dt.date | None = None
+
+
+@functools.lru_cache(maxsize=256)
+def ical_zone(name: str) -> Zone:
+    """§3.1: IANA names unchanged; WordPress whole-hour offsets as ``Etc/GMT∓N`` (the
+    sign inverted) and ``UTC+0`` as ``UTC``; other offsets as ``UTC±HH:MM``."""
+    zone = resolve_timezone(name)
+    if not isinstance(zone, dt.timezone):
+        return Zone(name)
+    offset = zone.utcoffset(None)
+    minutes = int(offset.total_seconds()) // 60
+    hours, rest = divmod(abs(minutes), 60)
+    if minutes == 0:
+        return Zone("UTC")
+    if not rest and (minutes > 0 and hours <= ETC_EAST or minutes < 0 and hours <= ETC_WEST):
+        return Zone(f"Etc/GMT{'-' if minutes > 0 else '+'}{hours}")
+    return Zone(f"UTC{'+' if minutes > 0 else '-'}{hours:02d}:{rest:02d}", offset)
+
+
+def calendar_bytes(info: FeedInfo, events: t.Sequence[FeedEvent]) -> bytes:
+    """The VCALENDAR of ``events`` in the order given (CRLF, folded, escaped)."""
+    import icalendar
+
+    calendar = icalendar.Calendar()
+    calendar.add("version", "2.0")
+    calendar.add("prodid", f"-//calendar_rest//calendar-rest {info.version}//EN")
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
+    calendar.add("x-wr-calname", info.name)
+    calendar.add("name", info.name)
+    site = ical_zone(info.site_zone)
+    if site.fixed is None:
+        calendar.add("x-wr-timezone", site.tzid)
+    refresh = dt.timedelta(minutes=info.refresh_minutes)
+    calendar.add("refresh-interval", refresh, parameters={"VALUE": "DURATION"})
+    calendar.add("x-published-ttl", icalendar.vDuration(refresh))
+    calendar.add("source", icalendar.vUri(info.source), parameters={"VALUE": "URI"})
+    components = [_vevent(item) for item in events]
+    for zone, (first, last) in sorted(_spans(events).items(), key=lambda item: item[0].tzid):
+        calendar.add_component(_vtimezone(zone, first, last))
+    for component in components:
+        calendar.add_component(component)
+    return t.cast(bytes, calendar.to_ical())
+
+
+def _spans(events: t.Sequence[FeedEvent]) -> dict[Zone, tuple[int, int]]:
+    """The years each TZID's VTIMEZONE covers: those of the exported dates, up to
+    the last materialised date of open rules."""
+    spans: dict[Zone, tuple[int, int]] = {}
+
+    def cover(zone: Zone, *days: dt.date | None) -> None:
+        years = [day.year for day in days if day is not None]
+        first, last = spans.get(zone, (min(years), max(years)))
+        spans[zone] = (min(first, *years), max(last, *years))
+
+    for item in events:
+        event = item.event
+        if not event.all_day:
+            cover(ical_zone(event.timezone), event.start_local.date(), event.end_local.date())
+            if item.until is not None:
+                cover(ical_zone(event.timezone), item.until)
+        if item.recurrence_id is not None and not event.all_day:
+            cover(ical_zone(item.series_zone), item.recurrence_id.date())
+    return spans
+
+
+@functools.lru_cache(maxsize=128)
+def _vtimezone(zone: Zone, first_year: int, last_year: int) -> icalendar.Timezone:
+    """A VTIMEZONE from zoneinfo for whole years (cached per zone and span; the
+    component is only ever read once built)."""
+    import icalendar
+
+    first, last = dt.date(first_year, 1, 1), dt.date(last_year + 1, 1, 1)
+    if zone.fixed is not None:
+        fixed = dt.timezone(zone.fixed, zone.tzid)
+        timezone = icalendar.Timezone.from_tzinfo(
+            fixed, tzid=zone.tzid, first_date=first, last_date=last
+        )
+    else:
+        timezone = icalendar.Timezone.from_tzid(zone.tzid, first_date=first, last_date=last)
+    for observance in timezone.subcomponents:
+        _onsets_one_per_line(observance)
+    return timezone
+
+
+def _onsets_one_per_line(observance: icalendar.Component) -> None:
+    """Every onset of a STANDARD/DAYLIGHT as its own ``RDATE``, its ``DTSTART``
+    included: the same set (RFC 5545 §3.6.5), which ical.js (Thunderbird's parser)
+    reads whole; it takes one value per ``RDATE`` and skips ``DTSTART`` beside them."""
+    if "RDATE" not in observance:
+        return
+    stored: t.Any = observance["RDATE"]  # one ``vDDDLists`` per line
+    dates = [
+        value.dt
+        for line in (stored if isinstance(stored, list) else [stored])
+        for value in line.dts
+    ]
+    del observance["RDATE"]
+    for onset in [observance.decoded("DTSTART"), *dates]:
+        observance.add("rdate", onset)
+
+
+def _vevent(item: FeedEvent) -> icalendar.Event:
+    """One VEVENT with every property of §3.2, in a fixed order."""
+    import icalendar
+
+    event, data = item.event, item.data
+    component = icalendar.Event()
+    modified = event.modified_utc.replace(tzinfo=UTC)
+    component.add("uid", event.uid or str(event.id))
+    component.add("dtstamp", modified)
+    if event.all_day:
+        component.add("dtstart", event.start_local.date())
+        component.add("dtend", event.end_local.date() + dt.timedelta(days=1))
+    else:
+        tzid = ical_zone(event.timezone).tzid
+        component.add("dtstart", _wall_clock(event.start_local, tzid))
+        component.add("dtend", _wall_clock(event.end_local, tzid))
+    if item.recurrence_id is not None:
+        if event.all_day:
+            component.add("recurrence-id", item.recurrence_id.date())
+        else:
+            tzid = ical_zone(item.series_zone or event.timezone).tzid
+            component.add("recurrence-id", _wall_clock(item.recurrence_id, tzid))
+    component.add("summary", data["title"])
+    description = plain_text(data["description"] or "")
+    if description:
+        component.add("description", description)
+    component.add("url", icalendar.vUri(data["url"]))
+    _add_place(component, data["venue"])
+    _add_organizers(component, data["organizer"])
+    categories = [term["name"] for term in data["categories"]]
+    if categories:
+        component.add("categories", categories)
+    status, privacy = STATUSES.get(event.status, ("CONFIRMED", None))
+    component.add("status", status)
+    if privacy:
+        component.add("class", privacy)
+    component.add("last-modified", modified)
+    component.add("sequence", event.sequence)
+    _add_recurrence(component, item.recurrence)
+    return component
+
+
+def _add_place(component: icalendar.Event, venue: t.Any) -> None:
+    """``LOCATION`` from the venue name and address; ``GEO`` when it has both
+    coordinates (as the JSON shows them)."""
+    if not isinstance(venue, dict) or not venue:
+        return
+    region = venue.get("stateprovince") or venue.get("state") or venue.get("province")
+    parts = [venue.get("venue"), venue.get("address"), venue.get("city"), region]
+    parts += [venue.get("zip"), venue.get("country")]
+    location = ", ".join(str(part) for part in parts if part)
+    if location:
+        component.add("location", location)
+    if venue.get("geo_lat") is not None and venue.get("geo_lng") is not None:
+        component.add("geo", (float(venue["geo_lat"]), float(venue["geo_lng"])))
+
+
+def _add_organizers(component: icalendar.Event, organizers: t.Any) -> None:
+    """The first organizer as ``ORGANIZER;CN=…:mailto:…`` (its JSON ``url`` without
+    an e-mail), each further one as ``CONTACT:<name> <email>``."""
+    import icalendar
+
+    for position, organizer in enumerate(organizers or ()):
+        name, email = organizer.get("organizer", ""), organizer.get("email", "")
+        if position == 0:
+            value = f"mailto:{email}" if email else organizer.get("url", "")
+            parameters = {"CN": name} if name else {}
+            component.add("organizer", icalendar.vCalAddress(value), parameters=parameters)
+        else:
+            component.add("contact", " ".join(part for part in (name, email) if part))
+
+
+def _add_recurrence(component: icalendar.Event, lines: t.Sequence[str]) -> None:
+    """A master's ``RRULE``/``RDATE``/``EXDATE`` lines as stored, read and written
+    by icalendar (never re-derived)."""
+    if not lines:
+        return
+    import icalendar
+
+    text = "\r\n".join(["BEGIN:VEVENT", *lines, "END:VEVENT", ""])
+    parsed = icalendar.Event.from_ical(text)
+    for name, value in parsed.property_items(recursive=False, sorted=False):
+        if name in RECURRENCE_NAMES:
+            component.add(name, value, encode=False)
+
+
+def _wall_clock(local: dt.datetime, tzid: str) -> t.Any:
+    """``;TZID=<tzid>:YYYYMMDDTHHMMSS``, ``TZID=UTC`` included (icalendar writes UTC
+    in the ``Z`` form, which §3.2 rules out)."""
+    return _wall_clock_type()(local.replace(tzinfo=None), tzid)
+
+
+@functools.cache
+def _wall_clock_type() -> type:
+    """icalendar's DATE-TIME value, kept in the event's own zone whatever it is."""
+    import icalendar
+    from icalendar.parser import Parameters, param_value
+
+    class ZoneParameters(Parameters):
+        def to_ical(self, sorted: bool = True) -> bytes:  # noqa: A002 - icalendar's name
+            others = Parameters({key: value for key, value in self.items() if key != "TZID"})
+            tzid = b"TZID=" + str(param_value(self["TZID"])).encode()
+            rest = others.to_ical(sorted)
+            return tzid + b";" + rest if rest else tzid
+
+    class WallClock(icalendar.vDatetime):
+        def __init__(self, local: dt.datetime, tzid: str) -> None:
+            super().__init__(local)
+            self.params = ZoneParameters({"TZID": tzid})
+
+        def is_utc(self) -> bool:
+            return False
+
+    return WallClock
