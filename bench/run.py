@@ -8,11 +8,13 @@ Markdown. Servers listen on 127.0.0.1 only and are always stopped.
 
     python bench/run.py --sizes 10000,100000,1000000 --connections 16 --threads 8 --duration 10
     python bench/run.py --quick
+    python bench/run.py --sizes 100000 --scenarios default --workers 1,2   # core scaling
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as dt
 import http.client
@@ -36,7 +38,7 @@ from seed import COMMON_WORD, seed
 
 from calendar_rest import models
 from calendar_rest.cli.database import display_url
-from calendar_rest.db import connect_database
+from calendar_rest.db import connect_database, login_store
 from calendar_rest.taxonomies import CATEGORIES
 
 BENCH = Path(__file__).resolve().parent
@@ -98,6 +100,7 @@ class Settings:
     warmup: float
     max_requests: int
     single_ids: int = SINGLE_IDS
+    workers: tuple[int, ...] = (1,)
 
 
 # -- database ---------------------------------------------------------------------------
@@ -106,7 +109,7 @@ class Settings:
 def inspect(url: str, seed_value: int, single_ids: int = SINGLE_IDS) -> Facts:
     """The median-size category, random published unprotected event IDs, earliest start."""
     database = connect_database(url)
-    models.bind_models(database)
+    models.bind_models(database, login_store(database))
     try:
         with database.connection_context():
             categories = list(
@@ -141,8 +144,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def app_command(url: str, port: int, threads: int, cache: bool = True) -> list[str]:
+def app_command(
+    url: str, port: int, threads: int, cache: bool = True, workers: int = 1
+) -> list[str]:
     if importlib.util.find_spec("calendar_rest.cli") is not None:
+        more = ["--workers", str(workers)] if workers > 1 else []
         return [
             sys.executable,
             "-m",
@@ -158,7 +164,10 @@ def app_command(url: str, port: int, threads: int, cache: bool = True) -> list[s
             str(threads),
             "--cache-entries",
             "2048" if cache else "0",
+            *more,
         ]
+    if workers > 1:
+        raise RuntimeError("--workers above 1 needs the calendar-rest CLI (serve --workers)")
     return [sys.executable, "-c", APP_SERVER, url, HOST, str(port), str(threads)]
 
 
@@ -205,16 +214,16 @@ class Server:
         raise RuntimeError(f"{self.name} server not ready in {READY_TIMEOUT:.0f} s")
 
     def wait_idle(self, quiet: float = 0.5, limit: float = 60.0) -> None:
-        """Wait (at most ``limit`` s) until the server has used no CPU for ``quiet`` s,
-        so that requests a timed-out client left behind do not slow the next run."""
-        stat = Path(f"/proc/{self.process.pid}/stat")
-        if not stat.exists():  # not Linux: nothing to watch
+        """Wait (at most ``limit`` s) until the server (with its worker processes, under
+        ``--workers``) has used no CPU for ``quiet`` s, so that requests a timed-out
+        client left behind do not slow the next run."""
+        if not Path(f"/proc/{self.process.pid}/stat").exists():  # not Linux
             return
         deadline = time.monotonic() + limit
-        before = _cpu_ticks(stat)
+        before = _tree_ticks(self.process.pid)
         while time.monotonic() < deadline:
             time.sleep(quiet)
-            now = _cpu_ticks(stat)
+            now = _tree_ticks(self.process.pid)
             if now == before:
                 return
             before = now
@@ -238,6 +247,19 @@ def _cpu_ticks(stat: Path) -> int:
     """User + system CPU ticks of a process, from ``/proc/PID/stat``."""
     fields = stat.read_text().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
+
+
+def _tree_ticks(pid: int) -> tuple[int, ...]:
+    """CPU ticks of ``pid`` and of each of its child processes (the workers)."""
+    ticks = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(stat.parent.name) == pid or int(fields[1]) == pid:
+            ticks.append(int(fields[11]) + int(fields[12]))
+    return tuple(sorted(ticks))
 
 
 def fetch(base: str, path: str) -> tuple[int, bytes]:
@@ -370,7 +392,8 @@ def markdown_table(rows: list[dict[str, t.Any]]) -> str:
 def heading(meta: dict[str, t.Any]) -> str:
     return (
         f"N = {meta['events']:,} events, {meta['backend']}, {meta['connections']} connections, "
-        f"waitress threads = {meta['threads']}, {meta['duration']:g} s per run "
+        f"threads = {meta['threads']} per process, app workers = "
+        f"{','.join(map(str, meta['workers']))}, {meta['duration']:g} s per run "
         f"(+{meta['warmup']:g} s warm-up, max {meta['max_requests']:,} requests); "
         f"load average {meta['load_before']} before, {meta['load_after']} after"
     )
@@ -381,6 +404,8 @@ def write_results(meta: dict[str, t.Any], rows: list[dict[str, t.Any]]) -> Path:
     stem = RESULTS / f"{meta['timestamp']}-{meta['events']}"
     stem.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
     markdown = f"# calendar_rest benchmark\n\n{heading(meta)}\n\n{markdown_table(rows)}\n"
+    if meta.get("scaling"):
+        markdown += f"\n```text\n{scaling_table(meta['scaling'])}\n```\n"
     stem.with_suffix(".md").write_text(markdown)
     return stem
 
@@ -431,29 +456,93 @@ def run_size(
         "load_before": load_average(),
     }
     rows = []
-    app_port, cold_port, floor_port = free_port(), free_port(), free_port()
-    app = Server("app", app_command(url, app_port, settings.threads), app_port)
-    cold = Server("cold app", app_command(url, cold_port, settings.threads, False), cold_port)
+    floor_port = free_port()
     floor_server = Server("floor", floor_command(floor_port, settings.threads), floor_port)
-    with app, cold, floor_server as floor:
+    with contextlib.ExitStack() as stack:
+        floor = stack.enter_context(floor_server)
+        servers = {}  # (workers, label) -> server
+        for workers in settings.workers:
+            for label, cache in (("cold", False), ("cached", True)):
+                port = free_port()
+                command = app_command(url, port, settings.threads, cache, workers)
+                server = Server(f"{label} app, {workers} worker(s)", command, port)
+                servers[workers, label] = stack.enter_context(server)
+                print(f"  {server.name}: {server.base}", flush=True)
         print(
-            f"  app {app.base} (cache on), {cold.base} (cache off), floor {floor.base}; "
-            f"category {facts.category!r}, search {COMMON_WORD!r}",
+            f"  floor {floor.base}; category {facts.category!r}, search {COMMON_WORD!r}",
             flush=True,
         )
-        widths = [25, 6, 6, 6, 6, 7, 7, 7, 7, 11, 9, 9, 6]
+        widths = [33, 6, 6, 6, 6, 7, 7, 7, 7, 11, 9, 9, 6]
         print(text_row([title for _, title, _ in COLUMNS], widths), flush=True)
         for scenario in scenarios:
-            for server, label in ((cold, "cold"), (app, "cached")):
+            for (workers, label), server in servers.items():
                 paths = scenario_paths(scenario.key, facts, server.base, today)
                 row = measure(scenario, paths, server, floor, settings)
-                row["scenario"] = f"{scenario.name} ({label})"
+                row["scenario"] = f"{scenario.name} ({label}{worker_label(settings, workers)})"
+                row["workers"] = workers
+                row["cache"] = label
                 rows.append(row)
                 print(text_row(cells(row), widths), flush=True)
     meta["load_after"] = load_average()
+    if len(settings.workers) > 1:
+        meta["scaling"] = scaling(rows, settings.workers)
+        print(f"\n{scaling_table(meta['scaling'])}", flush=True)
     stem = write_results(meta, rows)
     print(f"  written {stem}.json and .md", flush=True)
     return meta, rows
+
+
+def worker_label(settings: Settings, workers: int) -> str:
+    """``, 2 workers`` in a scenario's name when several counts are compared."""
+    if settings.workers == (1,):
+        return ""
+    return f", {workers} worker{'s' if workers > 1 else ''}"
+
+
+def scaling(rows: list[dict[str, t.Any]], counts: tuple[int, ...]) -> list[dict[str, t.Any]]:
+    """Per scenario and cache mode: req/s with each worker count over req/s with the
+    first count, raw and as the ratio of their /floor ratios (each row's floor was
+    measured just before it, so the second one discounts drift in the machine's load)."""
+    first, table = counts[0], []
+    by_key = {(row["path"], row["cache"], row["workers"]): row for row in rows}
+    for row in rows:
+        if row["workers"] != first:
+            continue
+        for count in counts[1:]:
+            other = by_key.get((row["path"], row["cache"], count))
+            if other is None:
+                continue
+            table.append(
+                {
+                    "scenario": row["scenario"].rsplit(",", 1)[0] + ")",
+                    "workers": f"{count} vs {first}",
+                    "req_per_s": (row["req_per_s"], other["req_per_s"]),
+                    "speedup": ratio(other["req_per_s"], row["req_per_s"]),
+                    "floor_ratios": (row["req_per_s_ratio"], other["req_per_s_ratio"]),
+                    "speedup_vs_floor": ratio(
+                        other["req_per_s_ratio"] or 0.0, row["req_per_s_ratio"] or 0.0
+                    ),
+                }
+            )
+    return table
+
+
+def scaling_table(table: list[dict[str, t.Any]]) -> str:
+    header = ["scenario", "workers", "req/s", "speedup", "/floor", "speedup of /floor"]
+    lines = [
+        [
+            entry["scenario"],
+            entry["workers"],
+            "{:.0f} -> {:.0f}".format(*entry["req_per_s"]),
+            "-" if entry["speedup"] is None else f"{entry['speedup']:.2f}x",
+            "{} -> {}".format(*entry["floor_ratios"]),
+            "-" if entry["speedup_vs_floor"] is None else f"{entry['speedup_vs_floor']:.2f}x",
+        ]
+        for entry in table
+    ]
+    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
+    body = "\n".join(text_row(line, widths) for line in [header, *lines])
+    return f"Core scaling (the same floor server, one waitress process, for every row):\n{body}"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -488,6 +577,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=SINGLE_IDS,
         help=f"distinct IDs the single-event scenario cycles through (default {SINGLE_IDS})",
     )
+    parser.add_argument(
+        "--workers",
+        default="1",
+        help="comma-separated worker process counts of the app (serve --workers), "
+        "e.g. 1,2 to print the core scaling (default 1)",
+    )
     parser.add_argument("--quick", action="store_true", help="smoke run: N = 10000, 3 s per run")
     args = parser.parse_args(argv)
     if args.quick:
@@ -500,8 +595,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.scenario_list = [by_key[key] for key in wanted]
     try:
         args.size_list = [int(size) for size in args.sizes.split(",") if size.strip()]
+        args.worker_counts = tuple(int(n) for n in args.workers.split(",") if n.strip())
     except ValueError:
-        parser.error("--sizes takes comma-separated integers")
+        parser.error("--sizes and --workers take comma-separated integers")
+    if not args.worker_counts or min(args.worker_counts) < 1:
+        parser.error("--workers takes positive integers")
     if "{n}" not in args.backend_url:
         parser.error("--backend-url needs {n}: each N gets its own database")
     if min(args.connections, args.threads, args.max_requests, args.single_ids, *args.size_list) < 1:
@@ -518,6 +616,7 @@ def main(argv: list[str] | None = None) -> int:
         args.warmup,
         args.max_requests,
         args.single_ids,
+        args.worker_counts,
     )
     results = []
     for events in args.size_list:
@@ -528,6 +627,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     for meta, rows in results:
         print(f"\n{heading(meta)}\n{text_table(rows)}")
+        if meta.get("scaling"):
+            print(f"\n{scaling_table(meta['scaling'])}")
     return 0
 
 

@@ -1,19 +1,36 @@
-"""``calendar-rest serve``: the service under waitress."""
+"""``calendar-rest serve``: the service under waitress, or under gunicorn's pre-fork
+arbiter with ``--workers N`` (N > 1, the optional ``workers`` extra)."""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import threading
 import typing as t
 
+import peewee
+
+from ..db import login_store
 from ..i18n import Translate
+from ..messages import N_
 from ..repository.schema import create_schema
 from ..settings import NAMESPACE, Settings
 from .database import open_database
-from .parsing import bounded_int
+from .parsing import CliError, bounded_int
+from .series import DAY_SECONDS, roll_forward, start_daily_roll_forward
+
+LOG = logging.getLogger(__name__)
+NO_WORKERS = N_(
+    "--workers %(workers)d needs gunicorn, which is not installed: "
+    "pip install 'calendar-rest[workers]'"
+)
 
 
 def add_commands(commands: t.Any, _: Translate) -> None:
-    serve = commands.add_parser("serve", help=_("run the service under waitress"))
+    serve = commands.add_parser(
+        "serve", help=_("run the service under waitress, or gunicorn with --workers above 1")
+    )
     serve.add_argument(
         "--host", default="127.0.0.1", help=_("address to bind (default %(default)s)")
     )
@@ -30,6 +47,15 @@ def add_commands(commands: t.Any, _: Translate) -> None:
         help=_("worker threads (default %(default)s)"),
     )
     serve.add_argument(
+        "--workers",
+        type=bounded_int(1, None, _("must be a positive integer")),
+        default=1,
+        help=_(
+            "worker processes, each with its own threads; more than 1 runs gunicorn "
+            "(the 'workers' extra) (default %(default)s)"
+        ),
+    )
+    serve.add_argument(
         "--cache-entries",
         type=int,
         default=Settings.cache_entries,
@@ -40,19 +66,95 @@ def add_commands(commands: t.Any, _: Translate) -> None:
 
 def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
     from ..app import create_app
-    from ..server import serve
+    from ..server import serve, workers_available
 
+    if args.workers > 1 and not workers_available():
+        raise CliError(NO_WORKERS, workers=args.workers)
     with open_database(settings.database_url) as database:
         create_schema(database)
+    if args.workers > 1:
+        close_pools(database)  # nothing opened here may outlive the fork
+        return serve_forked(args, settings, _)
     app = create_app(settings.database_url, cache_entries=max(0, args.cache_entries))
+    stop = threading.Event()  # recurring series roll forward at start-up, then daily
+    start_daily_roll_forward(app.database, app.settings, stop)
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{args.port}/{NAMESPACE}/events"
     print(_("Serving %(url)s (Ctrl+C to stop)") % {"url": url}, flush=True)
-    serve(
-        app,
-        host=args.host,
-        port=args.port,
-        threads=args.threads,
-        max_body_bytes=app.settings.max_body_bytes,
-    )
+    try:
+        serve(
+            app,
+            host=args.host,
+            port=args.port,
+            threads=args.threads,
+            max_body_bytes=app.settings.max_body_bytes,
+        )
+    finally:
+        stop.set()
     return 0
+
+
+def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
+    """``serve --workers N``: gunicorn's arbiter forks N workers, each building its own
+    app (and so its own database connections) after the fork. The arbiter itself only
+    rolls recurring series forward, on connections it closes before any fork."""
+    from ..app import create_app
+    from ..server import serve_workers
+
+    cache_entries = max(0, args.cache_entries)
+    stop = threading.Event()
+    start_forked_roll_forward(settings, stop)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{host}:{args.port}/{NAMESPACE}/events"
+    print(_("Serving %(url)s (Ctrl+C to stop)") % {"url": url}, flush=True)
+    try:
+        serve_workers(
+            lambda: create_app(settings.database_url, cache_entries=cache_entries),
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            threads=args.threads,
+            max_body_bytes=settings.max_body_bytes,
+        )
+    finally:
+        stop.set()
+    return 0
+
+
+def start_forked_roll_forward(settings: Settings, stop: threading.Event) -> threading.Thread:
+    """The arbiter's roll-forward: now, then every 24 hours until ``stop`` is set.
+
+    Each run opens the database, and closes every connection of it, under a lock that
+    every fork of this process takes first: a worker forked while a run is under way
+    would inherit a connection in use (and close it on exit, under the arbiter's feet).
+    """
+    lock = threading.Lock()
+    os.register_at_fork(
+        before=lock.acquire, after_in_parent=lock.release, after_in_child=lock.release
+    )
+
+    def run() -> None:
+        while True:
+            try:
+                with lock, open_database(settings.database_url) as database:
+                    try:
+                        roll_forward(database, settings)
+                    finally:
+                        close_pools(database)
+            except peewee.PeeweeException:
+                LOG.exception("extend-series failed; retrying in 24 hours")
+            if stop.wait(DAY_SECONDS):
+                return
+
+    thread = threading.Thread(target=run, name="extend-series", daemon=True)
+    thread.start()
+    return thread
+
+
+def close_pools(database: peewee.Database) -> None:
+    """Close every connection pooled for ``database`` and its login store (returning a
+    pooled connection keeps it open)."""
+    for each in dict.fromkeys((database, login_store(database))):
+        close_all = getattr(each, "close_all", None)
+        if close_all is not None:
+            close_all()
