@@ -48,6 +48,8 @@ CONVERTERS: dict[str, tuple[str, dict[str, t.Any]]] = {
     "slug": (r"[^/]+", {"type": "string", "pattern": "^[^/]+$"}),
 }
 VARIABLE_RE = re.compile(r"<(?:(\w+):)?(\w+)>")
+#: a converter's regex when a suffix follows it in the same segment (``{id}.ics``)
+SUFFIXED_PATTERNS = {"int": r"[\d]+"}
 
 
 class SlugConverter(BaseConverter):
@@ -212,10 +214,24 @@ class Route:
 
     @property
     def wordpress_pattern(self) -> str:
-        """The route as WordPress registers it: ``/events/(?P<id>\\d+)``."""
-        return VARIABLE_RE.sub(
-            lambda match: f"(?P<{match[2]}>{CONVERTERS[match[1]][0]})", self.relative_path
-        )
+        """The route as WordPress registers it: ``/events/(?P<id>\\d+)``.
+
+        A variable with a suffix in its path segment is written in WordPress core's
+        ``[\\d]+`` form: node-wpapi files a route under its segment's group pattern,
+        and ``{id}.ics`` sharing ``\\d+`` with ``{id}`` would give the item route the
+        feed's methods (GET only) in its route tree.
+        """
+        path = self.relative_path
+        parts, end = [], 0
+        for match in VARIABLE_RE.finditer(path):
+            parts.append(path[end : match.start()])
+            pattern = CONVERTERS[match[1]][0]
+            if match.end() < len(path) and path[match.end()] != "/":
+                pattern = SUFFIXED_PATTERNS.get(match[1], pattern)
+            parts.append(f"(?P<{match[2]}>{pattern})")
+            end = match.end()
+        parts.append(path[end:])
+        return "".join(parts)
 
     @property
     def openapi_path(self) -> str:

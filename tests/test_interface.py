@@ -42,7 +42,7 @@ WORDPRESS_ROUTES = [
     "/calendar/events/v1/tags/(?P<id>\\d+)",
     "/calendar/events/v1/events/(?P<id>\\d+)/occurrences",
     "/calendar/events/v1/events.ics",
-    "/calendar/events/v1/events/(?P<id>\\d+).ics",
+    "/calendar/events/v1/events/(?P<id>[\\d]+).ics",
     "/calendar/events/v1/changes",
     "/calendar/events/v1/webhooks",
     "/calendar/events/v1/webhooks/(?P<id>\\d+)",

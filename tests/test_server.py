@@ -17,9 +17,12 @@ import pytest
 from conftest import NS, Api
 from live_server import running
 
+from calendar_rest.auth import basic_header
+
 pytestmark = pytest.mark.server
 
 DEADLINE = 20.0
+EVENT = {"title": "Served", "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 12:00"}
 
 
 def fetch(url: str, timeout: float = 5.0) -> tuple[int, Message, t.Any]:
@@ -70,7 +73,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def cli(tmp_path: Path, *argv: str) -> str:
+    """One ``calendar-rest`` command on the test's database; its standard output."""
+    database = f"sqlite:///{tmp_path / 'served.db'}"
+    command = [sys.executable, "-m", "calendar_rest", "--database", database, *argv]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    return done.stdout
+
+
 def test_cli_serve_in_a_subprocess(tmp_path: Path) -> None:
+    """``serve`` answers reads and writes at once: its background roll-forward of
+    recurring series (a thread of its own) never holds the write lock."""
+    cli(tmp_path, "init")
+    password = cli(tmp_path, "users", "create", "served", "--role", "administrator")
+    password = password.strip().splitlines()[-1]
     port = free_port()
     command = [
         sys.executable, "-m", "calendar_rest",
@@ -91,6 +107,23 @@ def test_cli_serve_in_a_subprocess(tmp_path: Path) -> None:
                 if process.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"server did not answer ({exc}); exit {process.poll()}")
                 time.sleep(0.1)
+        created = urllib.request.Request(
+            url,
+            data=json.dumps(
+                {
+                    "title": "Served",
+                    "start_date": "2030-01-01 10:00",
+                    "end_date": "2030-01-01 11:00",
+                }
+            ).encode(),
+            headers={
+                "Content-Type": "application/json",
+                "Authorization": basic_header("served", password),
+            },
+            method="POST",
+        )
+        with urllib.request.urlopen(created, timeout=5.0) as response:
+            created_status = response.status
     finally:
         process.terminate()
         try:
@@ -98,7 +131,7 @@ def test_cli_serve_in_a_subprocess(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             output, _ = process.communicate()
-    assert status == 200
+    assert status == 200 and created_status == 201
     assert headers["X-WP-Total"] == "0"
     assert body["events"] == [] and body["total"] == 0
     assert f"http://127.0.0.1:{port}/calendar/events/v1/events" in output

@@ -15,8 +15,9 @@ import typing as t
 import peewee
 
 from ..clock import SYSTEM_CLOCK, Clock
+from ..db import login_store
 from ..i18n import Translate
-from ..models import User
+from ..models import User, bind_models
 from ..queries.series import live_masters
 from ..repository.posts import WriteContext
 from ..repository.series import SeriesLimits, extend_series
@@ -51,6 +52,8 @@ def roll_forward(database: peewee.Database, settings: Settings, clock: Clock = S
     servers drop their cached answers; returns how many occurrences were added."""
     # nobody writes as a user here: the context only supplies the clock and the zone
     ctx = WriteContext(User(login=""), settings.timezone, clock)
+    # models are bound per thread, and ``serve`` runs this in a thread of its own
+    bind_models(database, login_store(database))
     with database.connection_context(), database.atomic():
         bump_generation()
         return extend_series(ctx, SeriesLimits.from_settings(settings), live_masters())
@@ -60,11 +63,17 @@ def start_daily_roll_forward(
     database: peewee.Database, settings: Settings, stop: threading.Event
 ) -> threading.Thread:
     """``serve``'s roll-forward: now, then every 24 hours until ``stop`` is set."""
+    return run_daily(lambda: roll_forward(database, settings), stop)
+
+
+def run_daily(step: t.Callable[[], object], stop: threading.Event) -> threading.Thread:
+    """Run ``step`` now, then every 24 hours until ``stop`` is set, in a daemon thread;
+    a database failure is logged and retried the next day."""
 
     def run() -> None:
         while True:
             try:
-                roll_forward(database, settings)
+                step()
             except peewee.PeeweeException:
                 LOG.exception("extend-series failed; retrying in 24 hours")
             if stop.wait(DAY_SECONDS):

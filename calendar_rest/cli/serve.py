@@ -4,7 +4,6 @@ arbiter with ``--workers N`` (N > 1, the optional ``workers`` extra)."""
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import threading
 import typing as t
@@ -18,9 +17,8 @@ from ..repository.schema import create_schema
 from ..settings import NAMESPACE, Settings
 from .database import open_database
 from .parsing import CliError, bounded_int
-from .series import DAY_SECONDS, roll_forward, start_daily_roll_forward
+from .series import roll_forward, run_daily, start_daily_roll_forward
 
-LOG = logging.getLogger(__name__)
 NO_WORKERS = N_(
     "--workers %(workers)d needs gunicorn, which is not installed: "
     "pip install 'calendar-rest[workers]'"
@@ -133,22 +131,14 @@ def start_forked_roll_forward(settings: Settings, stop: threading.Event) -> thre
         before=lock.acquire, after_in_parent=lock.release, after_in_child=lock.release
     )
 
-    def run() -> None:
-        while True:
+    def step() -> None:
+        with lock, open_database(settings.database_url) as database:
             try:
-                with lock, open_database(settings.database_url) as database:
-                    try:
-                        roll_forward(database, settings)
-                    finally:
-                        close_pools(database)
-            except peewee.PeeweeException:
-                LOG.exception("extend-series failed; retrying in 24 hours")
-            if stop.wait(DAY_SECONDS):
-                return
+                roll_forward(database, settings)
+            finally:
+                close_pools(database)
 
-    thread = threading.Thread(target=run, name="extend-series", daemon=True)
-    thread.start()
-    return thread
+    return run_daily(step, stop)
 
 
 def close_pools(database: peewee.Database) -> None:
