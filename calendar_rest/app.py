@@ -9,6 +9,7 @@ and goes down the pipeline of ``dispatch.py``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import typing as t
 
@@ -19,7 +20,7 @@ from .cache import ReadCache, request_key
 from .clock import SYSTEM_CLOCK, Clock
 from .conditional import environ_not_modified, header_of, validators_of
 from .cors import SAFE_METHODS, CorsPolicy
-from .db import connect_database, login_store
+from .db import RoutedPostgresqlDatabase, connect_routed, login_store
 from .dispatch import Dispatcher
 from .errors import RestError
 from .http import (
@@ -32,6 +33,7 @@ from .http import (
 )
 from .models import User
 from .queries.site_state import generation
+from .replicas import GENERATION_HEADER, ReadRouter, min_generation
 from .repository.publishing import Publisher
 from .settings import Settings
 
@@ -57,6 +59,11 @@ class Application:
         self.publisher = Publisher(database, clock, settings.site_zone)
         self.cors = CorsPolicy(settings.cors_origins, settings.site_url)
         self.dispatcher = Dispatcher(database, settings, clock, self.cache, self.cors)
+        self.router = (
+            ReadRouter(database, settings.read_replica_max_lag_seconds)
+            if isinstance(database, RoutedPostgresqlDatabase) and database.replicas
+            else None
+        )
 
     def __call__(
         self, environ: WSGIEnvironment, start_response: StartResponse
@@ -69,9 +76,34 @@ class Application:
         models.bind_models(self.database, self.login_store)
         apply_method_override(environ)
         cache_key = request_key(environ)
+        with contextlib.ExitStack() as routed:
+            seen = self.route_read(environ, routed)
+            return self.serve(environ, start_response, cache_key, seen)
+
+    def route_read(self, environ: WSGIEnvironment, stack: contextlib.ExitStack) -> int | None:
+        """Send a ``GET``, ``HEAD`` or ``OPTIONS`` request to a read replica, if any is
+        usable and recent enough (``replicas.py``), for as long as ``stack`` is open;
+        returns the write generation the replica showed (None: the primary serves)."""
+        if self.router is None or environ.get("REQUEST_METHOD") not in SAFE_METHODS:
+            return None
+        replica, seen = self.router.choose(
+            min_generation(environ), lambda shown: not self.publisher.due(shown)
+        )
+        if replica is not None:
+            stack.enter_context(self.router.database.route(replica))
+        return seen
+
+    def serve(
+        self,
+        environ: WSGIEnvironment,
+        start_response: StartResponse,
+        cache_key: tuple[str, ...] | None,
+        seen: int | None,
+    ) -> t.Iterable[bytes]:
+        stamp = self.router is not None
         try:
             with self.database.connection_context():
-                current = self.publisher.catch_up(generation())
+                current = seen if seen is not None else self.publisher.catch_up(generation())
                 if self.cache is not None and cache_key and "HTTP_AUTHORIZATION" not in environ:
                     hit = self.cache.get(self.cache.key(cache_key, 0), current)
                     if hit is not None:  # anonymous hit: no routing, no request object
@@ -82,6 +114,8 @@ class Application:
                             start_response("304 Not Modified", headers + sent)
                             return []
                         own = [header for header in hit.headers if header[0] != "Vary"]
+                        if stamp:
+                            own.append((GENERATION_HEADER, str(current)))
                         start_response("200 OK", [*own, *self.sent_headers(environ, vary)])
                         return [hit.body]
         except Exception:  # noqa: BLE001 - unreachable or uninitialised database
@@ -90,7 +124,10 @@ class Application:
             error = RestError("rest_internal_error", 500)
             response = self.dispatcher.error_response(error, request)
         else:
-            response = self.dispatcher.handle(self.request(environ, cache_key, current))
+            request = self.request(environ, cache_key, current)
+            response = self.dispatcher.handle(request)
+            if stamp:  # what it saw, or what its write produced
+                response.headers[GENERATION_HEADER] = str(request.generation)
         vary = response.headers.pop("Vary", None)
         response.headers.extend(self.sent_headers(environ, vary))
         return response(environ, start_response)
@@ -133,7 +170,7 @@ def create_app(
     else ``sqlite:///calendar.db``); keyword arguments override :class:`Settings`;
     ``clock`` is where the app reads the time (the system's by default)."""
     resolved = Settings.build(database_url, **settings)
-    database = connect_database(resolved.database_url)
+    database = connect_routed(resolved.database_url, resolved.read_database_urls)
     return Application(database, resolved, clock or SYSTEM_CLOCK)
 
 

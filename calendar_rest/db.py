@@ -8,12 +8,14 @@ instead of failing with "database is locked" when a deferred reader upgrades.
 from __future__ import annotations
 
 import contextlib
+import threading
 import typing as t
 import weakref
 from urllib.parse import parse_qsl, urlsplit
 
 import peewee
 from playhouse import db_url
+from playhouse.pool import PooledPostgresqlDatabase
 
 SQLITE_PRAGMAS = (
     ("journal_mode", "wal"),
@@ -56,6 +58,82 @@ def connect_database(url: str) -> peewee.Database:
     raise ValueError(f"unsupported database URL scheme {scheme!r}")
 
 
+#: seconds a connection attempt to a read replica may take before it counts as down
+REPLICA_CONNECT_TIMEOUT = 2
+
+
+class RoutedPostgresqlDatabase(PooledPostgresqlDatabase):  # type: ignore[misc]
+    """The primary (a pooled PostgreSQL database) whose connections a thread can take
+    from a read replica instead (:meth:`route`).
+
+    Every model stays bound to this one object; only the connection a thread opens
+    changes, so the code above (``connection_context``, ``atomic``, prepared SQL)
+    runs unchanged on whichever server the thread is routed to. A connection taken
+    from a replica goes back to that replica's pool when it is closed.
+    """
+
+    def __init__(self, url: str, read_urls: t.Sequence[str]) -> None:
+        super().__init__(**db_url.parse(url), **POOL_OPTIONS)
+        #: the replicas, each a pool of its own
+        self.replicas: tuple[peewee.Database, ...] = tuple(
+            _connect(
+                url.replace(f"{urlsplit(url).scheme}://", "postgresql+pool://", 1),
+                connect_timeout=REPLICA_CONNECT_TIMEOUT,
+                **POOL_OPTIONS,
+            )
+            for url in read_urls
+        )
+        #: a plain pool on the primary: what always writes (the failed-login counters)
+        self.primary_only: peewee.Database = connect_database(url)
+        self._route = threading.local()
+        self._lent: dict[int, peewee.Database] = {}
+
+    @property
+    def routed_to(self) -> peewee.Database | None:
+        """The replica this thread's connections come from (None: the primary)."""
+        return t.cast("peewee.Database | None", getattr(self._route, "target", None))
+
+    @contextlib.contextmanager
+    def route(self, target: peewee.Database | None) -> t.Iterator[None]:
+        """Take this thread's connections from ``target`` (one of :attr:`replicas`;
+        None: the primary) while the block runs; open no connection across it."""
+        previous = self.routed_to
+        self._route.target = target
+        try:
+            yield
+        finally:
+            self._route.target = previous
+
+    def _connect(self) -> t.Any:
+        target = self.routed_to
+        if target is None:
+            return super()._connect()
+        conn = t.cast(t.Any, target)._connect()  # the replica's pool
+        self._lent[id(conn)] = target
+        return conn
+
+    def _close(self, conn: t.Any, close_conn: bool = False) -> None:
+        owner = self._lent.pop(id(conn), None)
+        if owner is None:
+            super()._close(conn, close_conn)
+        else:
+            t.cast(t.Any, owner)._close(conn, close_conn)
+
+
+def connect_routed(url: str, read_urls: t.Sequence[str]) -> peewee.Database:
+    """The database of ``url``, reading from ``read_urls`` where a thread is routed
+    there (:class:`RoutedPostgresqlDatabase`); just the database without them.
+
+    :raises ValueError: read URLs for a primary that is not PostgreSQL.
+    """
+    if not read_urls:
+        return connect_database(url)
+    schemes = {urlsplit(item).scheme.split("+")[0] for item in (url, *read_urls)}
+    if not schemes <= {"postgres", "postgresql"}:
+        raise ValueError("read_database_urls need a PostgreSQL database and replicas")
+    return RoutedPostgresqlDatabase(url, read_urls)
+
+
 _login_stores: weakref.WeakKeyDictionary[peewee.Database, peewee.Database] = (
     weakref.WeakKeyDictionary()
 )
@@ -65,11 +143,14 @@ def login_store(database: peewee.Database) -> peewee.Database:
     """Where the failed-login counters of ``database`` live (``LoginThrottle``).
 
     On PostgreSQL and MariaDB, the database itself: a counter's row lock never touches
-    the records. A SQLite file has one write lock for everything, which a refused or
+    the records (with read replicas: the primary, also for a read served by a
+    replica). A SQLite file has one write lock for everything, which a refused or
     authenticated request must never wait for (``security.md`` C2); there the counters
     live in a sibling file, ``<file>-logins``, shared by every process like the file
     itself. Its content is disposable: deleting it only forgets counters and locks.
     """
+    if isinstance(database, RoutedPostgresqlDatabase):
+        return database.primary_only  # a request routed to a replica still counts
     if not isinstance(database, peewee.SqliteDatabase) or database.database in ("", ":memory:"):
         return database
     store = _login_stores.get(database)

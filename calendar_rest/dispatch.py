@@ -68,7 +68,7 @@ from .media_types import negotiate
 from .models import User
 from .outbox import Outbox
 from .php_params import php_params
-from .repository.site_state import bump_generation
+from .repository.site_state import bump_generation, write_position
 from .resources import RESOURCE_CLASSES
 from .resources.base import Arguments, Call, ReadyToWrite
 from .routes import Route, build_url_map, route_table
@@ -257,6 +257,8 @@ class Dispatcher:
                     # (as SQLite's IMMEDIATE does), so unique slugs are chosen one
                     # writer at a time on every backend; a failure rolls it back
                     bump_generation(self.clock.now())
+                    if self.settings.read_database_urls:  # X-Calendar-Generation
+                        request.generation = write_position()
                     if conditions is not None:  # again, now that writers queue behind us
                         current = self.representation(request, target.route, values, user)
                         self.require(conditions, current)

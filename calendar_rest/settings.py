@@ -79,6 +79,11 @@ class Settings:
     feed_refresh_minutes: int = 60
     #: the feeds' ``X-WR-CALNAME``; None: "Events" (translated) – the site's host
     calendar_name: str | None = None
+    #: PostgreSQL streaming replicas that serve reads (``replicas.py``); env:
+    #: comma-separated URLs; empty: every request runs on ``database_url``
+    read_database_urls: tuple[str, ...] = ()
+    #: seconds a replica may lag behind the primary before reads skip it
+    read_replica_max_lag_seconds: float = 5.0
 
     @classmethod
     def build(
@@ -111,6 +116,12 @@ class Settings:
             for origin in t.cast(t.Iterable[str], origins)
             if origin.strip()
         )
+        replicas = values.get("read_database_urls", ())
+        if isinstance(replicas, str):
+            replicas = replicas.split(",")
+        values["read_database_urls"] = tuple(
+            url.strip() for url in t.cast(t.Iterable[str], replicas) if url.strip()
+        )
         settings = cls(**values)  # type: ignore[arg-type]
         settings.validate()
         return settings
@@ -141,6 +152,16 @@ class Settings:
             raise ValueError("webhook_timeout must be from 1 to 30 seconds")
         for origin in self.cors_origins:
             normalize_origin(origin)
+        if not self.read_replica_max_lag_seconds > 0:
+            raise ValueError("read_replica_max_lag_seconds must be a positive number")
+        if self.read_database_urls:
+            schemes = {urlsplit(url).scheme.split("+")[0] for url in self.read_database_urls}
+            primary = urlsplit(self.database_url).scheme.split("+")[0]
+            if not {primary, *schemes} <= {"postgres", "postgresql"}:
+                raise ValueError(
+                    "read_database_urls: read replicas need PostgreSQL (postgresql:// URLs "
+                    "for the database and every replica)"
+                )
         try:
             resolve_timezone(self.timezone)
         except DateParseError as exc:

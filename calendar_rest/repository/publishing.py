@@ -42,6 +42,17 @@ class Publisher:
         self._generation: int | None = None
         self._earliest: dt.datetime | None = None
 
+    def due(self, current: int) -> bool:
+        """Whether :meth:`catch_up` would publish something now, at the ``current`` write
+        generation; reads only (a read replica can answer). Needs an open connection."""
+        now = utc_now(self.clock)
+        if self._generation == current and (self._earliest is None or self._earliest > now):
+            return False
+        with self._lock:
+            if self._generation != current:
+                self._earliest, self._generation = earliest_scheduled(), current
+            return self._earliest is not None and self._earliest <= now
+
     def catch_up(self, current: int) -> int:
         """Publish what is due, given the ``current`` write generation; returns the
         generation after it (changed when something was published). Needs an open
