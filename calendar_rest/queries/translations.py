@@ -92,11 +92,25 @@ def _padded(ids: list[int]) -> list[int]:
     return ids + [ids[-1]] * (size - len(ids))
 
 
+def _members_of(model: type[Translatable], roots: list[int]) -> pw.Select:
+    """The IDs of the members of ``roots``' groups: read off the ``translation_of``
+    index alone, which the planner then searches whatever its statistics say."""
+    alias = model.alias()
+    return alias.select(alias.id).where(alias.translation_of.in_(roots))
+
+
 def _union(
     models: list[type[Translatable]], ids: dict[type[Translatable], list[int]]
 ) -> pw.SelectBase:
-    """One select per table, tagged with the table's position in ``models``; their
-    parameters come in the order ``load_translations`` passes them."""
+    """Two selects per table (the roots by ID, the members by ``translation_of``),
+    tagged with the table's position in ``models``; their parameters come in the order
+    ``load_translations`` passes them.
+
+    Not one ``id IN … OR translation_of IN …``: where few records are translations,
+    the planner's statistics say a ``translation_of`` value matches every row (they
+    are all NULL), and SQLite then scans the table instead of searching the index;
+    the members' IDs come from the index alone (:func:`_members_of`). A member found
+    both ways is the same row twice, which changes nothing in ``load_translations``."""
     selects = [
         model.select(
             pw.SQL(str(index)),
@@ -104,8 +118,9 @@ def _union(
             model.language,
             model.translation_of,
             *_visibility_columns(model),
-        ).where(model.id.in_(ids[model]) | model.translation_of.in_(ids[model]))
+        ).where(condition)
         for index, model in enumerate(models)
+        for condition in (model.id.in_(ids[model]), model.id.in_(_members_of(model, ids[model])))
     ]
     union: pw.SelectBase = selects[0]
     for select in selects[1:]:
