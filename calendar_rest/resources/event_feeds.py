@@ -10,6 +10,7 @@ single feed answers one event, a whole series, or one instance of a series.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import datetime as dt
 import functools
@@ -48,14 +49,20 @@ DEFAULT_HORIZON_DAYS = 730
 class EventFeeds(Resource):
     """The feed responders and representations; ``Events`` supplies the rest."""
 
+    # What the feeds call on the JSON resource: ``Events`` defines them; this mixin is
+    # never bound to a route on its own (``RESOURCE_CLASSES`` names ``Events``).
+
+    @abc.abstractmethod
     def view(self, call: Call, *, single: bool = False) -> EventView:
-        raise NotImplementedError  # pragma: no cover - ``Events.view``
+        """How events are represented for this call (``Events.view``)."""
 
+    @abc.abstractmethod
     def on_get_collection(self, call: Call) -> Reply:
-        raise NotImplementedError  # pragma: no cover - ``Events.on_get_collection``
+        """The archive, JSON or calendar by ``call.media_type``."""
 
+    @abc.abstractmethod
     def read(self, call: Call, event: Event | None, event_id: int) -> Reply:
-        raise NotImplementedError  # pragma: no cover - ``Events.read``
+        """One event, JSON or calendar by ``call.media_type``."""
 
     @accepts(event_args.EventArchiveArgs, collect_errors=True)
     def on_get_ics(self, call: Call) -> Reply:
