@@ -68,6 +68,7 @@ from .media_types import negotiate
 from .models import User
 from .outbox import Outbox
 from .php_params import php_params
+from .queries.counts import CountCache
 from .repository.site_state import bump_generation, write_position
 from .resources import RESOURCE_CLASSES
 from .resources.base import Arguments, Call, ReadyToWrite
@@ -116,6 +117,7 @@ class Dispatcher:
         self.targets = bind_targets(self.routes, self.resources)
         self.outbox = Outbox(self.targets)
         self.options = OptionsResponder(settings)
+        self.counts = CountCache(settings.count_cache_entries)
 
     # -- the pipeline ----------------------------------------------------------------
 
@@ -384,6 +386,8 @@ class Dispatcher:
             values=values,
             query=tuple(request.args.items(multi=True)),
             media_type=request.media_type,
+            counts=self.counts,
+            generation=request.generation,
         )
 
     def respond(self, request: Request, call: Call, target: Target) -> Response:

@@ -294,7 +294,9 @@ class SearchWord(BaseModel):
 
     class Meta:
         primary_key = pw.CompositeKey("kind", "word", "record_id")
-        indexes = ((("kind", "record_id"), False),)
+        #: a record's words in order: deletes by record, and a page that walks the
+        #: archive in order checks each event's words with one seek (``word_search``)
+        indexes = ((("kind", "record_id", "word", "part"), False),)
 
 
 #: ``SearchWord.kind`` of each searchable model

@@ -50,6 +50,8 @@ class Settings:
     geofence_unit: str = "miles"
     #: responses kept by the read cache (0 disables it); any write invalidates them all
     cache_entries: int = 2048
+    #: list totals kept per filter until the next write (0: count every time)
+    count_cache_entries: int = 1024
     #: failed-login throttling (per login and per client address), and its limits
     login_throttling: bool = True
     login_max_failures_per_user: int = 5

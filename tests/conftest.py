@@ -279,7 +279,20 @@ def assert_wp_error(response: TestResponse, status: int, code: str) -> dict[str,
 @pytest.fixture
 def sql_statements(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every SQL statement the app's database runs from now on (clear it between
-    requests); the no-N+1 tests compare its length across page sizes."""
+    requests); the no-N+1 tests compare its length across page sizes, so list totals
+    are counted on every request (``kept_totals`` spies on the kept ones)."""
+    monkeypatch.setattr(app.dispatcher.counts, "max_entries", 0)
+    return _spy_on_statements(app, monkeypatch)
+
+
+@pytest.fixture
+def kept_totals(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every SQL statement the app's database runs from now on, with list totals kept
+    per filter as in production (``queries.counts``)."""
+    return _spy_on_statements(app, monkeypatch)
+
+
+def _spy_on_statements(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     statements: list[str] = []
     original = app.database.execute_sql
 

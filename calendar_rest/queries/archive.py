@@ -20,7 +20,7 @@ from ..models import Event, EventOrganizer, EventTerm, User, Venue
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .prepared import fetch
 from .visibility import listable
-from .word_search import every_word
+from .word_search import every_word, walks_words
 
 
 @dataclasses.dataclass
@@ -56,14 +56,19 @@ class ArchiveFilters:
 
 
 def archive_query(
-    filters: ArchiveFilters, user: User | None, *, counting: bool = False
+    filters: ArchiveFilters,
+    user: User | None,
+    *,
+    counting: bool = False,
+    walk_words: bool = False,
 ) -> pw.ModelSelect[Event]:
     """The filtered, unordered archive selection for ``user``.
 
     ``counting`` writes the term and organizer filters as ``id IN (links of those
     terms)``, driven from the ``(term, event)`` index, which suits a COUNT of every
     match; a page instead walks the archive index in order with a correlated EXISTS
-    on ``(event, term)`` and stops after ``per_page`` matches.
+    on ``(event, term)`` and stops after ``per_page`` matches. ``walk_words`` does the
+    same for the search words (``word_search.walks_words`` says when it pays).
     """
     conditions: list[pw.ColumnBase] = [
         Event.hide_from_listings == False,  # noqa: E712 - SQL comparison
@@ -73,7 +78,7 @@ def archive_query(
     conditions += _date_conditions(filters)
     conditions += modified_conditions(Event, filters.modified)
     conditions += _link_conditions(filters, counting)
-    conditions += every_word(Event, "e", filters.search_words, user)
+    conditions += every_word(Event, "e", filters.search_words, user, walk=walk_words)
     for flag, value in (("featured", filters.featured), ("ticketed", filters.ticketed)):
         if value is not None:
             conditions.append(getattr(Event, flag) == value)
@@ -86,6 +91,24 @@ def archive_query(
     if filters.first_of_series:
         conditions.append(_first_of_series(conditions))
     return Event.select().where(functools.reduce(operator.and_, conditions))
+
+
+def page_query(
+    filters: ArchiveFilters,
+    user: User | None,
+    matches: int,
+    wanted: int,
+    count: t.Callable[[pw.ModelSelect[Event]], int],
+) -> pw.ModelSelect[Event]:
+    """The selection a page of ``wanted`` rows (offset + per page) reads, given the
+    filter's total ``matches``: a search for a common word walks the archive in order,
+    a rare one gathers its matches first, judged against what the other filters leave
+    (counted by ``count``, which may keep it: ``queries.counts``)."""
+    walk = False
+    if filters.search_words:
+        unsearched = dataclasses.replace(filters, search_words=[])
+        walk = walks_words(matches, count(archive_query(unsearched, user, counting=True)), wanted)
+    return archive_query(filters, user, walk_words=walk)
 
 
 def _first_of_series(conditions: list[pw.ColumnBase]) -> pw.ColumnBase:
@@ -190,7 +213,3 @@ def archive_page(
         )
     }
     return [rows[event_id] for event_id in ids if event_id in rows]
-
-
-def count(query: pw.ModelSelect[Event]) -> int:
-    return query.count()

@@ -105,10 +105,6 @@ def order_clauses(filters: TermFilters) -> list[pw.Node]:
     return [direction(column), Term.id]
 
 
-def count(query: pw.ModelSelect[Term]) -> int:
-    return query.count()
-
-
 def escape_like(text: str) -> str:
     for char in (LIKE_ESCAPE, "%", "_"):
         text = text.replace(char, LIKE_ESCAPE + char)

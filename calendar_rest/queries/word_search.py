@@ -1,9 +1,14 @@
 """The ``search`` filter as SQL: every word a range on the word index, all required.
 
 Each query word becomes ``id IN (records with a word in [word, next))``, served by the
-``(kind, word, record_id)`` primary key. A password-protected event's content words
-(part ``p``) only match for callers who may edit the event, the ones who may read its
-content in a list (``security.md`` A1); its title words match for everybody.
+``(kind, word, record_id)`` primary key: the matching records are gathered first, which
+suits a count or a rare word. A page of a common word instead *walks* the archive in
+its order and checks each record's words with one seek on ``(kind, record_id, word)``
+(``EXISTS``), stopping after a page of matches (``walks_words`` chooses).
+
+A password-protected event's content words (part ``p``) only match for callers who may
+edit the event, the ones who may read its content in a list (``security.md`` A1); its
+title words match for everybody.
 """
 
 from __future__ import annotations
@@ -15,33 +20,53 @@ from ..search import CONTENT, PROTECTED, TITLE, prefix_range
 from .visibility import EVERYTHING, NOTHING, editable
 
 
-def _records_with(kind: str, word: str, parts: tuple[str, ...] | None) -> pw.Select:
+def _word_match(kind: str, word: str, parts: tuple[str, ...] | None) -> pw.ColumnBase:
     low, high = prefix_range(word)
     match = (SearchWord.kind == kind) & (SearchWord.word >= low)
     if high is not None:
         match &= SearchWord.word < high
     if parts is not None:
         match &= SearchWord.part.in_(list(parts))
-    return SearchWord.select(SearchWord.record_id).where(match)
+    return match
+
+
+def _has_word(
+    model: type[PostModel], kind: str, word: str, parts: tuple[str, ...] | None, walk: bool
+) -> pw.ColumnBase:
+    match = _word_match(kind, word, parts)
+    if walk:
+        own = SearchWord.select(SearchWord.record_id).where(
+            match & (SearchWord.record_id == model.id)
+        )
+        return pw.fn.EXISTS(own)
+    return model.id.in_(SearchWord.select(SearchWord.record_id).where(match))
+
+
+def walks_words(matches: int, scope: int, wanted: int) -> bool:
+    """Whether a page of ``wanted`` rows (offset + per page) is found sooner by walking
+    the ``scope`` rows the other filters leave, in order, than by gathering the
+    ``matches`` first: a walk checks about ``wanted * scope / matches`` rows."""
+    return matches > 0 and wanted * scope < matches * matches
 
 
 def every_word(
-    model: type[PostModel], kind: str, words: list[str], user: User | None
+    model: type[PostModel], kind: str, words: list[str], user: User | None, *, walk: bool = False
 ) -> list[pw.ColumnBase]:
     """One condition per word: the record has a word starting with it, among the parts
-    of the record ``user`` may search."""
+    of the record ``user`` may search; ``walk`` checks each record in turn (a page of
+    a common word) instead of gathering every match."""
     if model is not Event:  # only events carry passwords
-        return [model.id.in_(_records_with(kind, word, None)) for word in words]
+        return [_has_word(model, kind, word, None, walk) for word in words]
     may_edit = editable(model, user)
     conditions: list[pw.ColumnBase] = []
     for word in words:
         if may_edit is EVERYTHING:
-            conditions.append(model.id.in_(_records_with(kind, word, None)))
+            conditions.append(_has_word(model, kind, word, None, walk))
             continue
-        public = model.id.in_(_records_with(kind, word, (TITLE, CONTENT)))
+        public = _has_word(model, kind, word, (TITLE, CONTENT), walk)
         if may_edit is NOTHING:
             conditions.append(public)
         else:
-            protected = may_edit & model.id.in_(_records_with(kind, word, (PROTECTED,)))
+            protected = may_edit & _has_word(model, kind, word, (PROTECTED,), walk)
             conditions.append(public | protected)
     return conditions

@@ -24,6 +24,7 @@ def create_schema(database: pw.Database) -> None:
             _add_missing_columns(database)
             database.create_tables(list(MODELS), safe=True)
             _create_missing_indexes()
+            _drop_superseded_indexes()
             ensure_counters()
             seed_change_log(utc_now(SYSTEM_CLOCK))
             if not index_is_current():
@@ -50,6 +51,23 @@ def _add_missing_columns(database: pw.Database) -> None:
     if "event" in tables:
         for event in Event.select(Event.id).where(Event.uid == ""):
             Event.update(uid=str(uuid.uuid4())).where(Event.id == event.id).execute()
+
+
+#: indexes earlier versions made that a newer one now covers, by table
+SUPERSEDED_INDEXES = {"search_word": ("search_word_kind_record_id",)}
+
+
+def _drop_superseded_indexes() -> None:
+    """Drop indexes a wider one now serves (they would only slow writes down)."""
+    for model in MODELS:
+        table = model._meta.table_name
+        names = SUPERSEDED_INDEXES.get(table, ())
+        store = model._meta.database
+        if not names or table not in store.get_tables():
+            continue
+        existing = {index.name for index in store.get_indexes(table)}
+        migrator = SchemaMigrator.from_database(store)
+        migrate(*(migrator.drop_index(table, name) for name in names if name in existing))
 
 
 def _create_missing_indexes() -> None:

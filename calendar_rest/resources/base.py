@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 import typing as t
 
+import peewee
 from marshmallow import Schema, ValidationError, missing
 
 from ..clock import Clock, utc_now
@@ -19,6 +20,7 @@ from ..errors import ParamErrors, forbidden, missing_params
 from ..i18n import Translate, translator
 from ..media_types import JSON
 from ..models import User
+from ..queries.counts import CountCache
 from ..routes import Route
 from ..schemas import MissingParams, validate
 from ..settings import Settings
@@ -97,6 +99,16 @@ class Call:
     query: tuple[tuple[str, str], ...] = ()
     #: the media type to answer in (``Accept`` on negotiated routes, calendar.md §2.1)
     media_type: str = JSON
+    #: the app's list totals, and the write generation the request read at its start
+    counts: CountCache | None = None
+    generation: int | None = None
+
+    def total(self, query: peewee.ModelSelect[t.Any]) -> int:
+        """The exact number of records ``query`` selects, counted once per filter and
+        write generation (every page of a listing shares it: ``queries.counts``)."""
+        if self.counts is None:
+            return int(query.count())
+        return self.counts.count(query, self.generation)
 
     def begin_write(self) -> None:
         """Mark the end of a write's checks: what follows writes.

@@ -98,7 +98,7 @@ class LinkedPosts(Resource):
         )
         pager = Pager.from_args(args, self.settings)
         query = linked_archive_query(self.model, archive.filters, call.user)
-        total = query.count()
+        total = call.total(query)
         records = linked_page(
             query, self.model, pager.per_page, pager.offset, archive.filters.modified
         )
