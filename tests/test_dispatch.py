@@ -46,19 +46,25 @@ def test_a_method_the_route_does_not_serve_is_no_route(api: Api, method: str, pa
     assert_wp_error(api.request(method, path, "administrator"), 404, "rest_no_route")
 
 
+@pytest.mark.parametrize(
+    ("caller", "allow", "reads"),
+    [(None, "GET", 0), ("editor", "GET, POST, PUT, PATCH, DELETE", 1)],
+    ids=["anonymous", "editor"],
+)
 def test_invalid_parameters_are_refused_before_the_responder_runs(
-    api: Api, app: Application, sql_statements: list[str]
+    api: Api, sql_statements: list[str], caller: str | None, allow: str, reads: int
 ) -> None:
     """A responder that does not collect errors never starts: the event is read once,
-    by its key, for the ``Allow`` header every answer carries (open-web.md §4)."""
+    by its key, for the ``Allow`` header every answer carries (open-web.md §4), and not
+    at all for an anonymous caller, who may only ever ``GET`` a record."""
     event = api.create_event(title="Addressed")
     api.get("/")  # the first request after writes also reads the next publication date
     sql_statements.clear()
-    response = api.get(f"/events/{event['id']}", query_string={"context": "nonsense"})
+    response = api.get(f"/events/{event['id']}", caller, query_string={"context": "nonsense"})
     assert_wp_error(response, 400, "rest_invalid_param")
-    assert response.headers["Allow"] == "GET"
+    assert response.headers["Allow"] == allow
     event_reads = [sql for sql in sql_statements if re.search(r'FROM [`"]event[`"]', sql)]
-    assert len(event_reads) == 1, sql_statements
+    assert len(event_reads) == reads, sql_statements
 
 
 @pytest.mark.backends("sqlite")

@@ -42,11 +42,11 @@ def format_datetime(value: datetime | None) -> str:
     """MySQL/TEC "Y-m-d H:i:s"; None becomes MySQL's zero date as TEC emits it."""
     if value is None:
         return "0000-00-00 00:00:00"
-    # f-string rather than strftime: glibc does not zero-pad years < 1000.
-    return (
-        f"{value.year:04d}-{value.month:02d}-{value.day:02d} "
-        f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
-    )
+    # isoformat rather than strftime: glibc does not zero-pad years < 1000 (and it is
+    # the cheapest way, on every listed date); an aware value would add its offset
+    if value.tzinfo is None:
+        return value.isoformat(" ", "seconds")
+    return value.replace(tzinfo=None).isoformat(" ", "seconds")
 
 
 def date_details(value: datetime | None) -> dict[str, str]:

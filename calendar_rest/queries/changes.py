@@ -17,6 +17,7 @@ import peewee as pw
 from ..models import ChangeEntry, Event, Organizer, PostModel, User, Venue
 from ..taxonomies import CATEGORIES, TAGS
 from .loaded import FEED_COLLECTIONS, FeedEntry
+from .prepared import prepared_sql
 from .visibility import readable_state
 
 COLLECTIONS = FEED_COLLECTIONS
@@ -33,12 +34,16 @@ def post_type(record: PostModel) -> str:
 def revision(record_type: str, record_id: int) -> int:
     """The position of the record's latest change (0: none logged): every successful
     write of the record changes it, even twice in one second."""
-    latest = (
-        ChangeEntry.select(pw.fn.MAX(ChangeEntry.position))
-        .where((ChangeEntry.record_type == record_type) & (ChangeEntry.record_id == record_id))
-        .scalar()
+    database = ChangeEntry._meta.database
+    sql = prepared_sql(
+        database,
+        "revision",
+        lambda: ChangeEntry.select(pw.fn.MAX(ChangeEntry.position)).where(
+            (ChangeEntry.record_type == "t") & (ChangeEntry.record_id == 0)
+        ),
     )
-    return int(latest or 0)
+    row = database.execute_sql(sql, [record_type, record_id]).fetchone()
+    return int(row[0] or 0) if row else 0
 
 
 def entries_at(position: int) -> list[ChangeEntry]:

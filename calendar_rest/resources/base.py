@@ -193,8 +193,8 @@ class Resource:
     ) -> tuple[str, ...]:
         """The ``Allow`` header of ``route`` for ``user``: on an item route, what it may
         do to that record; elsewhere, the methods it may call at all."""
-        if values:
-            return self.record_methods(values, user)
+        if values:  # an anonymous caller never writes: no need to look the record up
+            return self.record_methods(values, user) if user is not None else ("GET",)
         served = route.spec.methods
         return tuple(m for m in METHOD_ORDER if m in served and self.may_call(m, user))
 
