@@ -4,7 +4,8 @@ the dispatcher.
 A request enters :meth:`Application.wsgi_app` once: it reads the write generation,
 publishes what is due (``repository.publishing``), and answers an anonymous GET the
 response cache holds without routing; anything else gets its language root split off
-and goes down the pipeline of ``dispatch.py``.
+and goes down the pipeline of ``dispatch.py``. A read that looked the cache up leaves
+with ``X-Calendar-Cache: hit`` or ``miss`` (``cache.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import typing as t
 import peewee
 
 from . import models
-from .cache import ReadCache, request_key
+from .cache import CACHE_HEADER, HIT, ReadCache, forget_lookup, lookup_outcome, request_key
 from .clock import SYSTEM_CLOCK, Clock
 from .conditional import environ_not_modified, header_of, validators_of
 from .cors import SAFE_METHODS, CorsPolicy
@@ -101,19 +102,21 @@ class Application:
         seen: int | None,
     ) -> t.Iterable[bytes]:
         stamp = self.router is not None
+        forget_lookup()
         try:
             with self.database.connection_context():
                 current = seen if seen is not None else self.publisher.catch_up(generation())
                 if self.cache is not None and cache_key and "HTTP_AUTHORIZATION" not in environ:
-                    hit = self.cache.get(self.cache.key(cache_key, 0), current)
+                    hit = self.cache.peek(self.cache.key(cache_key, 0), current)
                     if hit is not None:  # anonymous hit: no routing, no request object
                         vary = header_of(hit.headers, "Vary")
                         if environ_not_modified(environ, hit.headers):  # the copy is current
-                            headers = validators_of(hit.headers)
+                            headers = [*validators_of(hit.headers), (CACHE_HEADER, HIT)]
                             sent = self.sent_headers(environ, vary)
                             start_response("304 Not Modified", headers + sent)
                             return []
                         own = [header for header in hit.headers if header[0] != "Vary"]
+                        own.append((CACHE_HEADER, HIT))
                         if stamp:
                             own.append((GENERATION_HEADER, str(current)))
                         start_response("200 OK", [*own, *self.sent_headers(environ, vary)])
@@ -128,6 +131,9 @@ class Application:
             response = self.dispatcher.handle(request)
             if stamp:  # what it saw, or what its write produced
                 response.headers[GENERATION_HEADER] = str(request.generation)
+            outcome = lookup_outcome()  # the dispatcher's lookup, after it stored its entry
+            if outcome is not None:
+                response.headers[CACHE_HEADER] = outcome
         vary = response.headers.pop("Vary", None)
         response.headers.extend(self.sent_headers(environ, vary))
         return response(environ, start_response)

@@ -6,10 +6,16 @@ transaction. A request reads the current generation once (one primary-key read, 
 its start) and only reuses an entry stamped with it, so a write made by any process
 invalidates everything every process cached. Entries are also keyed by the site's current date
 (default windows start today) and by user (what a user may see differs).
+
+Each answer whose request looked the cache up says how that went in
+``X-Calendar-Cache: hit|miss`` (:data:`CACHE_HEADER`), added on its way out so that no
+entry holds it: with many processes the hit rate is what an operator must see (in
+access logs, or ``bench/run.py``), and it is per process.
 """
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import re
 import threading
@@ -35,6 +41,13 @@ DATE_PARAMS = (
     "ends_after",
 )
 ABSOLUTE_DATE = re.compile(r"^[\d\s:T.+\-Z/]*$")
+#: the response header saying whether a cacheable read was served from the cache
+CACHE_HEADER = "X-Calendar-Cache"
+HIT, MISS = "hit", "miss"
+#: the outcome of the latest :meth:`ReadCache.get` of the request this context serves
+_lookup: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "calendar_rest_cache_lookup", default=None
+)
 
 
 class CachedResponse(t.NamedTuple):
@@ -97,7 +110,17 @@ class ReadCache:
         return (request, user_id, self.clock.now().astimezone(self.zone).date())
 
     def get(self, key: Key, generation: int) -> CachedResponse | None:
-        """The entry for ``key`` if it was stored at this write ``generation``."""
+        """The entry for ``key`` if it was stored at this write ``generation``; the
+        outcome is noted for :func:`lookup_outcome` (the dispatcher's lookup, made for
+        cacheable reads only)."""
+        found = self.responses.get(key, generation)
+        _lookup.set(MISS if found is None else HIT)
+        return found
+
+    def peek(self, key: Key, generation: int) -> CachedResponse | None:
+        """:meth:`get` without noting the outcome: the app's anonymous fast path looks up
+        every GET before it knows whether the request is cacheable, so only its hits
+        count (it answers them itself)."""
         return self.responses.get(key, generation)
 
     def store(self, key: Key, generation: int, response: CachedResponse) -> None:
@@ -105,6 +128,17 @@ class ReadCache:
 
     def __len__(self) -> int:
         return len(self.responses)
+
+
+def forget_lookup() -> None:
+    """Start a request with no lookup noted (a server thread serves many requests)."""
+    _lookup.set(None)
+
+
+def lookup_outcome() -> str | None:
+    """``hit`` or ``miss`` if this request looked the cache up since
+    :func:`forget_lookup`, else None (cache off, or a request it never keeps)."""
+    return _lookup.get()
 
 
 def request_key(environ: WSGIEnvironment) -> tuple[str, ...] | None:

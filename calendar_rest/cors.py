@@ -37,6 +37,8 @@ EXPOSED_HEADERS = (
     "Last-Modified",
     "Allow",
     "Content-Disposition",
+    "X-Calendar-Generation",  # read-your-writes with read replicas (``replicas.py``)
+    "X-Calendar-Cache",  # hit or miss of the response cache (``cache.py``)
 )
 ALLOWED_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
 #: the request headers a page may send (``Access-Control-Allow-Headers``), never ``*``
@@ -51,6 +53,7 @@ ALLOWED_HEADERS = (
     "X-WP-Nonce",
     "Content-Disposition",
     "Content-MD5",
+    "X-Calendar-Min-Generation",  # read-your-writes with read replicas (``replicas.py``)
 )
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: the environ key keeping the method a request came with, before any override

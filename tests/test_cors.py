@@ -43,6 +43,8 @@ E = [
     "Last-Modified",
     "Allow",
     "Content-Disposition",
+    "X-Calendar-Generation",
+    "X-Calendar-Cache",
 ]
 M = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]
 H = [
@@ -56,6 +58,7 @@ H = [
     "X-WP-Nonce",
     "Content-Disposition",
     "Content-MD5",
+    "X-Calendar-Min-Generation",
 ]
 WRONG_PASSWORD = "Basic YWRtaW5pc3RyYXRvcjp3cm9uZw=="  # administrator:wrong
 VALID_EVENT = {

@@ -394,14 +394,17 @@ def cache_hits(client: Api, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     cache = client.app.cache
     assert cache is not None
     hits: list[bool] = []
-    original = cache.get
 
-    def get(*args: t.Any, **kwargs: t.Any) -> t.Any:
-        found = original(*args, **kwargs)
-        hits.append(found is not None)
-        return found
+    def spy(original: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+        def spied(*args: t.Any, **kwargs: t.Any) -> t.Any:
+            found = original(*args, **kwargs)
+            hits.append(found is not None)
+            return found
 
-    monkeypatch.setattr(cache, "get", get)
+        return spied
+
+    for lookup in ("get", "peek"):  # the pipeline's, and the anonymous fast path's
+        monkeypatch.setattr(cache, lookup, spy(getattr(cache, lookup)))
     return hits
 
 
