@@ -5,7 +5,9 @@
 The connections are spread over 2 worker processes (threads inside each), so that the
 client is not limited by one interpreter's GIL. Every loop stops by itself: after
 ``warmup + duration`` seconds or ``max_requests`` measured requests, whichever comes
-first. Only 127.0.0.1 / localhost may be targeted.
+first. Only 127.0.0.1 / localhost may be targeted. Measured answers are also counted by
+their ``X-Calendar-Cache`` header (``hit`` or ``miss``: what the app's response cache
+did), which gives the cache's hit rate under the load.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ PROCESSES = 2
 REQUEST_TIMEOUT = 30.0
 #: time allowed for the worker processes to start and connect
 START_TIMEOUT = 30.0
+#: the app's response-cache header (``calendar_rest.cache.CACHE_HEADER``)
+CACHE_HEADER = "X-Calendar-Cache"
 
 
 @dataclasses.dataclass(frozen=True)
 class LoadResult:
     """Measured requests (warm-up excluded); latencies of successful requests only;
-    ``body_bytes`` is the mean body size of the successful responses."""
+    ``body_bytes`` is the mean body size of the successful responses; ``cache_hits``
+    and ``cache_misses`` count the answers saying ``X-Calendar-Cache: hit`` / ``miss``."""
 
     requests: int
     errors: int
@@ -40,6 +45,15 @@ class LoadResult:
     p50_ms: float
     p99_ms: float
     body_bytes: int
+    cache_hits: int = 0
+    cache_misses: int = 0
+
+    @property
+    def hit_rate(self) -> float | None:
+        """hits / (hits + misses); None when no answer carried the header (a server
+        without the response cache, or the floor)."""
+        looked_up = self.cache_hits + self.cache_misses
+        return self.cache_hits / looked_up if looked_up else None
 
 
 @dataclasses.dataclass
@@ -51,6 +65,7 @@ class _Tally:
     errors: int = 0
     body_bytes: int = 0
     elapsed: float = 0.0
+    cache: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def run_load(
@@ -142,6 +157,7 @@ def _client(
     connection = http.client.HTTPConnection(plan.host, plan.port, timeout=REQUEST_TIMEOUT)
     latencies: list[float] = []
     errors = body_bytes = 0
+    cache: dict[str, int] = {}
     go.wait(START_TIMEOUT)
     start = time.monotonic()
     measure_from = start + plan.warmup
@@ -149,13 +165,13 @@ def _client(
     done = warm = 0
     try:
         while warm < quota and time.monotonic() < measure_from:  # warm-up, not measured
-            connection, _ = _get(connection, plan, paths[position % len(paths)])
+            connection, _, _ = _get(connection, plan, paths[position % len(paths)])
             position += 1
             warm += 1
         measure_from = time.monotonic()
         while done < quota and time.monotonic() < stop_at:
             began = time.perf_counter()
-            connection, size = _get(connection, plan, paths[position % len(paths)])
+            connection, size, cached = _get(connection, plan, paths[position % len(paths)])
             took = time.perf_counter() - began
             position += 1
             done += 1
@@ -164,6 +180,8 @@ def _client(
             else:
                 latencies.append(took * 1000.0)
                 body_bytes += size
+            if cached:
+                cache[cached] = cache.get(cached, 0) + 1
     finally:
         connection.close()
     elapsed = time.monotonic() - measure_from
@@ -173,21 +191,26 @@ def _client(
         tally.errors += errors
         tally.body_bytes += body_bytes
         tally.elapsed = max(tally.elapsed, elapsed)
+        for value, count in cache.items():
+            tally.cache[value] = tally.cache.get(value, 0) + count
 
 
 def _get(
     connection: http.client.HTTPConnection, plan: _Plan, path: str
-) -> tuple[http.client.HTTPConnection, int | None]:
-    """GET ``path``; returns the connection to use next and the body size, or None
-    for an error (non-200 status, or a connection failure, after which it reconnects)."""
+) -> tuple[http.client.HTTPConnection, int | None, str | None]:
+    """GET ``path``; returns the connection to use next, the body size, or None for an
+    error (non-200 status, or a connection failure, after which it reconnects), and the
+    answer's ``X-Calendar-Cache`` value (None: absent)."""
     try:
         connection.request("GET", path)
         response = connection.getresponse()
         body = response.read()
     except (OSError, http.client.HTTPException):
         connection.close()
-        return http.client.HTTPConnection(plan.host, plan.port, timeout=REQUEST_TIMEOUT), None
-    return connection, (len(body) if response.status == 200 else None)
+        fresh = http.client.HTTPConnection(plan.host, plan.port, timeout=REQUEST_TIMEOUT)
+        return fresh, None, None
+    size = len(body) if response.status == 200 else None
+    return connection, size, response.getheader(CACHE_HEADER)
 
 
 def _split(total: int, parts: int) -> list[int]:
@@ -215,6 +238,8 @@ def _merge(tallies: list[_Tally]) -> LoadResult:
         p50_ms=_percentile(latencies, 0.50),
         p99_ms=_percentile(latencies, 0.99),
         body_bytes=round(sum(tally.body_bytes for tally in tallies) / ok) if ok else 0,
+        cache_hits=sum(tally.cache.get("hit", 0) for tally in tallies),
+        cache_misses=sum(tally.cache.get("miss", 0) for tally in tallies),
     )
 
 

@@ -9,11 +9,16 @@ Markdown. Servers listen on 127.0.0.1 only and are always stopped.
     python bench/run.py --sizes 10000,100000,1000000 --connections 16 --threads 8 --duration 10
     python bench/run.py --quick
     python bench/run.py --sizes 100000 --scenarios default --workers 1,2   # core scaling
+    python bench/run.py --sizes 10000 --scenarios mixed --write-interval 0.5   # under writes
+
+Answers carrying ``X-Calendar-Cache`` are counted, so each row also gives the response
+cache's hit rate; the ``mixed`` scenario edits an event through the API while it reads.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import dataclasses
 import datetime as dt
@@ -23,10 +28,12 @@ import json
 import os
 import platform
 import random
+import re
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import typing as t
 from pathlib import Path
@@ -38,7 +45,9 @@ from seed import COMMON_WORD, seed
 
 from calendar_rest import models
 from calendar_rest.cli.database import display_url
+from calendar_rest.clock import SYSTEM_CLOCK, utc_now
 from calendar_rest.db import connect_database, login_store
+from calendar_rest.repository.users import add_application_password
 from calendar_rest.taxonomies import CATEGORIES
 
 BENCH = Path(__file__).resolve().parent
@@ -51,6 +60,19 @@ SINGLE_IDS = 2000
 #: body-size probe: how many of a scenario's paths to fetch once and average
 PROBES = 20
 READY_TIMEOUT = 60.0
+#: the cached single-event run cycles the first of the IDs only: the popular events a
+#: cache holds (all 2,000 would mostly miss within a run, measuring the cold path again)
+CACHED_SINGLE_IDS = 100
+#: the mixed scenario's singles: the first IDs of ``Facts.event_ids``, Zipf-weighted
+MIXED_SINGLES = 500
+#: the seeded administrator who makes the mixed scenario's writes, and the label of the
+#: application password each run gives it (replacing the previous run's)
+WRITER_LOGIN = "bench-admin"
+WRITER_LABEL = "bench-writer"
+#: what the writes append to the title, and take away again (one word, so the search
+#: index only ever gains and loses that word)
+EDIT_SUFFIX = " (updated)"
+PLAIN_TITLE = re.compile(r"^[A-Za-z0-9 ]+$")
 
 FLOOR_SERVER = (
     "import sys, waitress; sys.path.insert(0, sys.argv[1]); from floor import app; "
@@ -69,6 +91,8 @@ class Scenario:
     key: str
     name: str
     description: str
+    #: whether a writer thread edits an event while the scenario is measured
+    writes: bool = False
 
 
 SCENARIOS = (
@@ -77,9 +101,19 @@ SCENARIOS = (
     Scenario("search", "search", f"?search={COMMON_WORD} (a few % of the events match)"),
     Scenario("window", "date window", "?start_date=<today+30d>&end_date=<today+60d>"),
     Scenario("deep", "deep page", "?page=<total_pages // 2 of the default listing>"),
-    Scenario("single", "single event by id", "/events/<id>, cycling --single-ids published IDs"),
+    Scenario(
+        "single",
+        "single event by id",
+        "/events/<id>, cycling --single-ids published IDs (cached: the first 100)",
+    ),
     Scenario("venues", "venues list", "GET /venues: first page of venues (newest first)"),
     Scenario("categories", "categories list", "GET /categories: first page of categories"),
+    Scenario(
+        "mixed",
+        "mixed, under writes",
+        "default list, page 2, category, date window, singles; a PATCH every --write-interval s",
+        writes=True,
+    ),
 )
 
 
@@ -101,6 +135,18 @@ class Settings:
     max_requests: int
     single_ids: int = SINGLE_IDS
     workers: tuple[int, ...] = (1,)
+    #: seconds between two writes of the mixed scenario
+    write_interval: float = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteTarget:
+    """What the mixed scenario's writer edits, and the credentials it edits with."""
+
+    login: str
+    secret: str
+    event_id: int
+    title: str
 
 
 # -- database ---------------------------------------------------------------------------
@@ -133,6 +179,32 @@ def inspect(url: str, seed_value: int, single_ids: int = SINGLE_IDS) -> Facts:
     if isinstance(earliest, str):
         earliest = dt.datetime.fromisoformat(earliest)
     return Facts(categories[len(categories) // 2][0], picked, earliest)
+
+
+def prepare_writes(url: str, facts: Facts) -> WriteTarget:
+    """Give :data:`WRITER_LOGIN` a fresh application password (dropping the one of a
+    previous run) and pick the event to edit: a published one with a plain title
+    (restored exactly) that the search scenario does not find."""
+    database = connect_database(url)
+    models.bind_models(database, login_store(database))
+    try:
+        with database.connection_context(), database.atomic():
+            user = models.User.get(models.User.login == WRITER_LOGIN)
+            stored = models.ApplicationPassword
+            stored.delete().where((stored.user == user) & (stored.name == WRITER_LABEL)).execute()
+            secret = add_application_password(user, utc_now(SYSTEM_CLOCK), WRITER_LABEL)
+            titles = dict(
+                models.Event.select(models.Event.id, models.Event.title)
+                .where(models.Event.id.in_(facts.event_ids[:200]))
+                .tuples()
+            )
+    finally:
+        database.close()
+    for pk in facts.event_ids[:200]:
+        title = titles.get(pk, "")
+        if PLAIN_TITLE.match(title) and COMMON_WORD not in title.lower():
+            return WriteTarget(WRITER_LOGIN, secret, pk, title.removesuffix(EDIT_SUFFIX))
+    raise RuntimeError("no event with a plain title to edit among the sampled IDs")
 
 
 # -- servers ----------------------------------------------------------------------------
@@ -296,7 +368,96 @@ def scenario_paths(key: str, facts: Facts, app_base: str, today: dt.date) -> lis
         return [f"{EVENTS}/{pk}" for pk in facts.event_ids]
     if key in ("venues", "categories"):
         return [EVENTS.rsplit("/", 1)[0] + f"/{key}"]
+    if key == "mixed":
+        return mixed_paths(facts, today)
     raise ValueError(f"unknown scenario {key!r}")
+
+
+def mixed_paths(facts: Facts, today: dt.date) -> list[str]:
+    """A public site's reads: in every 10 requests, 3 default lists, page 2, a category,
+    a date window and 4 single events, drawn Zipf-like (a few are popular) from the
+    first :data:`MIXED_SINGLES` sampled IDs."""
+    window = scenario_paths("window", facts, "", today)[0]
+    category = scenario_paths("category", facts, "", today)[0]
+    ids = facts.event_ids[:MIXED_SINGLES]
+    rng = random.Random(len(ids))
+    singles = rng.choices(ids, weights=[1 / rank for rank in range(1, len(ids) + 1)], k=2000)
+    paths = []
+    for i in range(0, len(singles), 4):
+        one, two, three, four = (f"{EVENTS}/{pk}" for pk in singles[i : i + 4])
+        paths += [EVENTS, one, f"{EVENTS}?page=2", two, EVENTS]
+        paths += [category, three, window, EVENTS, four]
+    return paths
+
+
+class Writer:
+    """A thread making one small authenticated write every ``interval`` seconds (a
+    ``PATCH`` of one event's title, as an editor would) while a scenario is measured;
+    every write invalidates what each server process cached. The title alternates
+    between its seeded value and that value plus :data:`EDIT_SUFFIX`, and is left as
+    seeded, so the reusable database keeps its content (modification times and the
+    change log aside)."""
+
+    def __init__(self, base: str, target: WriteTarget, interval: float) -> None:
+        parts = urlsplit(base)
+        assert parts.hostname == HOST
+        self.host, self.port = parts.hostname, parts.port
+        self.target = target
+        self.interval = interval
+        token = base64.b64encode(f"{target.login}:{target.secret}".encode()).decode()
+        self.headers = {"Authorization": f"Basic {token}", "Content-Type": "application/json"}
+        self.path = f"{EVENTS}/{target.event_id}"
+        self.edited = False
+        self.latencies: list[float] = []
+        self.errors = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="bench-writer", daemon=True)
+
+    def __enter__(self) -> Writer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        if self.edited and not self.write(self.target.title):
+            print(f"  warning: could not restore the title of event {self.target.event_id}")
+
+    def run(self) -> None:
+        """Write at a fixed rate (a slow write delays the next one, never doubles it)."""
+        next_at = time.monotonic() + self.interval
+        while not self.stop.wait(max(0.0, next_at - time.monotonic())):
+            next_at += self.interval
+            title = self.target.title if self.edited else self.target.title + EDIT_SUFFIX
+            began = time.perf_counter()
+            if self.write(title):
+                self.latencies.append((time.perf_counter() - began) * 1000.0)
+                self.edited = not self.edited
+            else:
+                self.errors += 1
+            next_at = max(next_at, time.monotonic())
+
+    def write(self, title: str) -> bool:
+        """One ``PATCH`` on a connection of its own; whether it answered 200."""
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        try:
+            connection.request("PATCH", self.path, json.dumps({"title": title}), self.headers)
+            response = connection.getresponse()
+            response.read()
+            return response.status == 200
+        except (OSError, http.client.HTTPException):
+            return False
+        finally:
+            connection.close()
+
+    def figures(self) -> dict[str, t.Any]:
+        ordered = sorted(self.latencies)
+        return {
+            "write_interval": self.interval,
+            "writes": len(ordered),
+            "write_errors": self.errors,
+            "write_p50_ms": round(ordered[len(ordered) // 2], 2) if ordered else None,
+        }
 
 
 def probe(base: str, paths: list[str]) -> tuple[int, int]:
@@ -310,7 +471,12 @@ def probe(base: str, paths: list[str]) -> tuple[int, int]:
 
 
 def measure(
-    scenario: Scenario, paths: list[str], app: Server, floor: Server, settings: Settings
+    scenario: Scenario,
+    paths: list[str],
+    app: Server,
+    floor: Server,
+    settings: Settings,
+    target: WriteTarget | None = None,
 ) -> dict[str, t.Any]:
     size, failures = probe(app.base, paths)
     if failures:
@@ -323,7 +489,14 @@ def measure(
     }
     app.wait_idle()
     base: LoadResult = run_load(floor.base, [f"/?size={size}"], **load)
-    result: LoadResult = run_load(app.base, paths, **load)
+    writes: dict[str, t.Any] = {}
+    if scenario.writes and target is not None:
+        with Writer(app.base, target, settings.write_interval) as writer:
+            result: LoadResult = run_load(app.base, paths, **load)
+        writes = writer.figures()
+    else:
+        result = run_load(app.base, paths, **load)
+    hit_rate = result.hit_rate
     return {
         "scenario": scenario.name,
         "path": paths[0],
@@ -340,6 +513,10 @@ def measure(
         "req_per_s_ratio": ratio(result.req_per_s, base.req_per_s),
         "p50_ratio": ratio(result.p50_ms, base.p50_ms),
         "p99_ratio": ratio(result.p99_ms, base.p99_ms),
+        "cache_hits": result.cache_hits,
+        "cache_misses": result.cache_misses,
+        "hit_rate": None if hit_rate is None else round(100.0 * hit_rate, 1),
+        **writes,
     }
 
 
@@ -362,6 +539,7 @@ COLUMNS = (
     ("floor_req_per_s", "floor req/s", "{:.0f}"),
     ("floor_p50_ms", "floor p50", "{:.2f}"),
     ("floor_p99_ms", "floor p99", "{:.2f}"),
+    ("hit_rate", "hit %", "{:.1f}"),
     ("errors", "errors", "{}"),
 )
 
@@ -404,10 +582,23 @@ def write_results(meta: dict[str, t.Any], rows: list[dict[str, t.Any]]) -> Path:
     stem = RESULTS / f"{meta['timestamp']}-{meta['events']}"
     stem.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
     markdown = f"# calendar_rest benchmark\n\n{heading(meta)}\n\n{markdown_table(rows)}\n"
+    notes = [writes_note(row) for row in rows if "writes" in row]
+    if notes:
+        markdown += "\n" + "".join(f"- {note}\n" for note in notes)
     if meta.get("scaling"):
         markdown += f"\n```text\n{scaling_table(meta['scaling'])}\n```\n"
     stem.with_suffix(".md").write_text(markdown)
     return stem
+
+
+def writes_note(row: dict[str, t.Any]) -> str:
+    """What the writer of a row did: ``mixed, under writes (cached): 3 writes ...``."""
+    p50 = "-" if row["write_p50_ms"] is None else f"{row['write_p50_ms']:.1f} ms"
+    return (
+        f"{row['scenario']}: {row['writes']} writes, one every {row['write_interval']:g} s "
+        f"({row['write_errors']} failed, p50 {p50}); cache hits {row['cache_hits']}, "
+        f"misses {row['cache_misses']}"
+    )
 
 
 # -- orchestration ----------------------------------------------------------------------
@@ -436,6 +627,7 @@ def run_size(
         flush=True,
     )
     facts = inspect(url, seed_value, settings.single_ids)
+    target = prepare_writes(url, facts) if any(s.writes for s in scenarios) else None
     today = dt.datetime.now(dt.timezone.utc).date()
     if facts.earliest_start and abs((facts.earliest_start.date() - today).days + 365) > 7:
         print(
@@ -472,17 +664,21 @@ def run_size(
             f"  floor {floor.base}; category {facts.category!r}, search {COMMON_WORD!r}",
             flush=True,
         )
-        widths = [33, 6, 6, 6, 6, 7, 7, 7, 7, 11, 9, 9, 6]
+        widths = [33, 6, 6, 6, 6, 7, 7, 7, 7, 11, 9, 9, 5, 6]
         print(text_row([title for _, title, _ in COLUMNS], widths), flush=True)
         for scenario in scenarios:
             for (workers, label), server in servers.items():
                 paths = scenario_paths(scenario.key, facts, server.base, today)
-                row = measure(scenario, paths, server, floor, settings)
+                if scenario.key == "single" and label == "cached":
+                    paths = paths[:CACHED_SINGLE_IDS]  # a hot set the warm-up fills
+                row = measure(scenario, paths, server, floor, settings, target)
                 row["scenario"] = f"{scenario.name} ({label}{worker_label(settings, workers)})"
                 row["workers"] = workers
                 row["cache"] = label
                 rows.append(row)
                 print(text_row(cells(row), widths), flush=True)
+                if "writes" in row:
+                    print(f"  {writes_note(row)}", flush=True)
     meta["load_after"] = load_average()
     if len(settings.workers) > 1:
         meta["scaling"] = scaling(rows, settings.workers)
@@ -583,10 +779,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="comma-separated worker process counts of the app (serve --workers), "
         "e.g. 1,2 to print the core scaling (default 1)",
     )
-    parser.add_argument("--quick", action="store_true", help="smoke run: N = 10000, 3 s per run")
+    parser.add_argument(
+        "--write-interval",
+        type=float,
+        default=1.0,
+        help="seconds between two writes of the mixed scenario (default 1)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run (under a minute): N = 10000, 1 s per run"
+    )
     args = parser.parse_args(argv)
     if args.quick:
-        args.sizes, args.duration = "10000", 3.0
+        args.sizes, args.duration, args.warmup = "10000", 0.8, 0.3
+        args.write_interval = min(args.write_interval, 0.25)
     by_key = {s.key: s for s in SCENARIOS}
     wanted = [key.strip() for key in args.scenarios.split(",") if key.strip()]
     unknown = [key for key in wanted if key not in by_key]
@@ -604,6 +809,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--backend-url needs {n}: each N gets its own database")
     if min(args.connections, args.threads, args.max_requests, args.single_ids, *args.size_list) < 1:
         parser.error("sizes, connections, threads, max requests and IDs must be positive")
+    if not args.write_interval > 0:
+        parser.error("--write-interval must be a positive number of seconds")
     return args
 
 
@@ -617,6 +824,7 @@ def main(argv: list[str] | None = None) -> int:
         args.max_requests,
         args.single_ids,
         args.worker_counts,
+        args.write_interval,
     )
     results = []
     for events in args.size_list:
@@ -627,6 +835,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     for meta, rows in results:
         print(f"\n{heading(meta)}\n{text_table(rows)}")
+        for row in rows:
+            if "writes" in row:
+                print(writes_note(row))
         if meta.get("scaling"):
             print(f"\n{scaling_table(meta['scaling'])}")
     return 0
