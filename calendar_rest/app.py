@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import typing as t
 
 import peewee
@@ -58,6 +59,7 @@ class Application:
         self.login_store = login_store(database)
         models.bind_models(database, self.login_store)
         self.publisher = Publisher(database, clock, settings.site_zone)
+        self.read_gate = read_gate(settings.concurrent_reads, database)
         self.cors = CorsPolicy(settings.cors_origins, settings.site_url)
         self.dispatcher = Dispatcher(database, settings, clock, self.cache, self.cors)
         self.router = (
@@ -128,7 +130,8 @@ class Application:
             response = self.dispatcher.error_response(error, request)
         else:
             request = self.request(environ, cache_key, current)
-            response = self.dispatcher.handle(request)
+            with self.gated(environ):
+                response = self.dispatcher.handle(request)
             if stamp:  # what it saw, or what its write produced
                 response.headers[GENERATION_HEADER] = str(request.generation)
             outcome = lookup_outcome()  # the dispatcher's lookup, after it stored its entry
@@ -137,6 +140,12 @@ class Application:
         vary = response.headers.pop("Vary", None)
         response.headers.extend(self.sent_headers(environ, vary))
         return response(environ, start_response)
+
+    def gated(self, environ: WSGIEnvironment) -> t.ContextManager[object]:
+        """The read gate for a read the cache did not answer (``read_gate``)."""
+        if self.read_gate is None or environ.get("REQUEST_METHOD") not in SAFE_METHODS:
+            return contextlib.nullcontext()
+        return self.read_gate
 
     def sent_headers(
         self, environ: WSGIEnvironment, vary: str | None = None
@@ -167,6 +176,22 @@ class Application:
         request.cache_key = cache_key
         request.generation = generation
         return request
+
+
+def read_gate(concurrent_reads: int, database: peewee.Database) -> threading.Semaphore | None:
+    """What bounds the reads one process serves at once (``concurrent_reads``).
+
+    On SQLite a read never waits for anything but the CPU, and Python runs one thread
+    at a time: every extra thread only adds hand-offs of the interpreter lock around
+    each SQLite call (measured at 100,000 events, 8 threads against 1: a third fewer
+    cold lists per second). Only what the response cache did not answer is gated (a
+    hit is too short to gain from it); writes never are (they may wait for SQLite's
+    write lock, and must not block reads meanwhile); the server's threads still parse,
+    answer cache hits and send while one read runs.
+    """
+    if concurrent_reads == -1:
+        concurrent_reads = 1 if isinstance(database, peewee.SqliteDatabase) else 0
+    return threading.Semaphore(concurrent_reads) if concurrent_reads > 0 else None
 
 
 def create_app(

@@ -52,6 +52,10 @@ class Settings:
     cache_entries: int = 2048
     #: list totals kept per filter until the next write (0: count every time)
     count_cache_entries: int = 1024
+    #: reads (GET, HEAD, OPTIONS) one process serves at once, the others queue; 0: as
+    #: many as the server's threads; -1 (default): 1 on SQLite, whose reads are pure
+    #: CPU, where threads contending for Python's GIL slow every request down, else 0
+    concurrent_reads: int = -1
     #: failed-login throttling (per login and per client address), and its limits
     login_throttling: bool = True
     login_max_failures_per_user: int = 5
@@ -150,6 +154,8 @@ class Settings:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be a positive integer")
+        if self.concurrent_reads < -1:
+            raise ValueError("concurrent_reads must be -1 (automatic), 0 (unbounded) or more")
         if not 1 <= self.webhook_timeout <= 30:
             raise ValueError("webhook_timeout must be from 1 to 30 seconds")
         for origin in self.cors_origins:
