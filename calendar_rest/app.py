@@ -142,7 +142,7 @@ class Application:
         return response(environ, start_response)
 
     def gated(self, environ: WSGIEnvironment) -> t.ContextManager[object]:
-        """The read gate for a read the cache did not answer (``read_gate``)."""
+        """The read gate for a read that goes down the pipeline (``read_gate``)."""
         if self.read_gate is None or environ.get("REQUEST_METHOD") not in SAFE_METHODS:
             return contextlib.nullcontext()
         return self.read_gate
@@ -184,10 +184,10 @@ def read_gate(concurrent_reads: int, database: peewee.Database) -> threading.Sem
     On SQLite a read never waits for anything but the CPU, and Python runs one thread
     at a time: every extra thread only adds hand-offs of the interpreter lock around
     each SQLite call (measured at 100,000 events, 8 threads against 1: a third fewer
-    cold lists per second). Only what the response cache did not answer is gated (a
-    hit is too short to gain from it); writes never are (they may wait for SQLite's
-    write lock, and must not block reads meanwhile); the server's threads still parse,
-    answer cache hits and send while one read runs.
+    cold lists per second). The anonymous cache hits answered before routing pass (too
+    short to gain from it), and so do writes (they may wait for SQLite's write lock,
+    and must not block reads meanwhile); the server's threads still parse, answer
+    those hits and send while one read runs.
     """
     if concurrent_reads == -1:
         concurrent_reads = 1 if isinstance(database, peewee.SqliteDatabase) else 0
