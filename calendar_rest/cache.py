@@ -18,14 +18,13 @@ from __future__ import annotations
 import contextvars
 import datetime as dt
 import re
-import threading
 import typing as t
-from collections import OrderedDict
 
 from werkzeug.datastructures import MultiDict
 
 from .clock import Clock
 from .media_types import negotiate
+from .stamped import StampedLRU
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIEnvironment
@@ -56,45 +55,17 @@ class CachedResponse(t.NamedTuple):
     body: bytes
 
 
-class ResponseCache:
-    """A thread-safe LRU of response bodies, bounded by entries and by bytes."""
+class ResponseCache(StampedLRU[Key, CachedResponse]):
+    """Response bodies, bounded by entries and by bytes (a body over a quarter of the
+    byte bound is never kept)."""
 
     def __init__(self, max_entries: int = 2048, max_bytes: int = 64 * 1024 * 1024) -> None:
-        self.max_entries = max_entries
+        super().__init__(max_entries, max_bytes, lambda response: len(response.body))
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[Key, tuple[int, CachedResponse]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, key: Key, generation: int) -> CachedResponse | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            if entry[0] != generation:
-                self._drop(key)
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
 
     def put(self, key: Key, generation: int, response: CachedResponse) -> None:
-        size = len(response.body)
-        if self.max_entries < 1 or size > self.max_bytes // 4:
-            return
-        with self._lock:
-            if key in self._entries:
-                self._drop(key)
-            self._entries[key] = (generation, response)
-            self._bytes += size
-            while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
-                self._drop(next(iter(self._entries)))
-
-    def _drop(self, key: Key) -> None:
-        _, response = self._entries.pop(key)
-        self._bytes -= len(response.body)
-
-    def __len__(self) -> int:
-        return len(self._entries)
+        if len(response.body) <= self.max_bytes // 4:
+            super().put(key, generation, response)
 
 
 class ReadCache:

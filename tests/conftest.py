@@ -281,7 +281,7 @@ def sql_statements(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[st
     """Every SQL statement the app's database runs from now on (clear it between
     requests); the no-N+1 tests compare its length across page sizes, so list totals
     are counted on every request (``kept_totals`` spies on the kept ones)."""
-    monkeypatch.setattr(app.dispatcher.counts, "max_entries", 0)
+    monkeypatch.setattr(app.dispatcher.counts.totals, "max_entries", 0)
     return _spy_on_statements(app, monkeypatch)
 
 

@@ -13,22 +13,20 @@ by them.
 
 from __future__ import annotations
 
-import threading
 import typing as t
-from collections import OrderedDict
 
 import peewee as pw
+
+from ..stamped import StampedLRU
 
 Key = tuple[str, tuple[t.Any, ...]]
 
 
 class CountCache:
-    """A thread-safe LRU of totals for one database (one per application)."""
+    """Totals for one database (one cache per application)."""
 
     def __init__(self, max_entries: int = 1024) -> None:
-        self.max_entries = max_entries
-        self._entries: OrderedDict[Key, tuple[int, int]] = OrderedDict()
-        self._lock = threading.Lock()
+        self.totals: StampedLRU[Key, int] = StampedLRU(max_entries)
 
     def count(self, query: pw.ModelSelect[t.Any], generation: int | None) -> int:
         """How many rows ``query`` selects; ``generation`` None (unknown) counts afresh."""
@@ -39,32 +37,13 @@ class CountCache:
             hash(key)
         except TypeError:  # an unhashable parameter: count without keeping it
             return _count(database, sql, params)
-        if generation is not None and self.max_entries > 0:
-            found = self._get(key, generation)
-            if found is not None:
-                return found
-        total = _count(database, sql, params)
-        if generation is not None and self.max_entries > 0:
-            self._put(key, generation, total)
-        return total
-
-    def _get(self, key: Key, generation: int) -> int | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            if entry[0] != generation:
-                del self._entries[key]
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
-
-    def _put(self, key: Key, generation: int, total: int) -> None:
-        with self._lock:
-            self._entries[key] = (generation, total)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+        if generation is None:
+            return _count(database, sql, params)
+        found = self.totals.get(key, generation)
+        if found is None:
+            found = _count(database, sql, params)
+            self.totals.put(key, generation, found)
+        return found
 
 
 def _counted_rows(query: pw.ModelSelect[t.Any]) -> pw.ModelSelect[t.Any]:
