@@ -184,10 +184,15 @@ def request_scope(database: peewee.Database, *, write: bool) -> t.Iterator[None]
     """Hold one connection for the request; wrap writes in a single transaction.
 
     Reads run in autocommit (no lock taken on SQLite); writes commit together or not
-    at all, so a request that fails half-way leaves nothing behind.
+    at all, so a request that fails half-way leaves nothing behind. A write reads
+    committed data on every backend (MariaDB's default is REPEATABLE READ).
     """
     with database.connection_context():
         if write:
+            if backend_name(database) == "mysql":
+                # as PostgreSQL: every statement sees what committed before it, so a
+                # write that waited for a row lock reads the state the lock guarded
+                database.execute_sql("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
             with database.atomic():
                 yield
         else:

@@ -21,10 +21,10 @@ from .models import Term
 from .queries.terms import find_term
 from .queries.totals import record_counts
 from .queries.users import user_named
+from .repository.changes import collecting_changes
 from .repository.events import check_event_write, save_event
 from .repository.posts import WriteContext
 from .repository.schema import create_schema
-from .repository.site_state import bump_generation
 from .repository.terms import create_term
 from .repository.users import add_application_password, create_user
 from .schemas import EventCreateArgs, validate
@@ -310,14 +310,13 @@ def load_demo(
     create_schema(database)
     now = utc_now(clock)
     today = today or now.date()
-    with database.connection_context(), database.atomic():
+    with database.connection_context(), database.atomic(), collecting_changes() as changes:
         if user_named(DEMO_ADMIN) is not None:
             return DemoResult(False, record_counts())
         admin = create_user(
             DEMO_ADMIN, "administrator", DEMO_ADMIN_EMAIL, now, display_name="Demo Administrator"
         )
         password = add_application_password(admin, now, name="demo")
-        bump_generation()  # a running server must not keep serving its old cache
         ctx = WriteContext(admin, site_timezone, clock)
         for payload, children in demo_payloads(today):
             if children:
@@ -325,6 +324,7 @@ def load_demo(
                 payload = {**payload, "categories": [*payload.get("categories", []), *ids]}
             args = validate(EventCreateArgs(), payload)
             save_event(check_event_write(args, admin), ctx)
+        changes.commit()  # a new generation: a running server drops its old cache
         return DemoResult(True, record_counts(), password)
 
 

@@ -15,15 +15,17 @@ answers, and nothing after it runs):
 5. the parameters, merged once, validated once against the declared argument set;
 6. the responder. A write's responder runs twice: first its checks only, on a
    read-only connection, up to ``call.begin_write()``; then, once they passed, whole
-   in one write transaction whose first statement queues writers. A refused write
-   never takes the write lock; a write that loses a race is replayed whole.
+   in one write transaction. Its first statement locks the record it names (writes of
+   one record queue; on SQLite every write does), its last takes its position in the
+   change log (``repository.changes``). A refused write takes no lock; a write that
+   loses a race is replayed whole.
 
 The :class:`Reply` is serialised once, with ``Allow``; a 200 to a read gets its
 ``ETag`` (and a record's ``Last-Modified``) there, so every route has them, and a
 client's matching copy gets a 304 (``conditional.py``). A conditional write on one
 record compares its tag with what this caller would GET there now, after the route's
 own existence and permission checks but before the body is validated, and again in
-the write transaction, behind the writers' lock. Every exception leaves through
+the write transaction, behind the record's lock. Every exception leaves through
 :meth:`Dispatcher.handle` as a WordPress JSON error.
 """
 
@@ -69,7 +71,8 @@ from .models import User
 from .outbox import Outbox
 from .php_params import php_params
 from .queries.counts import CountCache
-from .repository.site_state import bump_generation, write_position
+from .repository.changes import collecting_changes
+from .repository.record_locks import lock_written_record
 from .resources import RESOURCE_CLASSES
 from .resources.base import Arguments, Call, ReadyToWrite
 from .routes import Route, build_url_map, route_table
@@ -88,6 +91,8 @@ SERVED_AS = {"HEAD": "GET"}
 WRITE_ATTEMPTS = 5
 Values = t.Mapping[str, t.Any]
 READ_METHODS = frozenset({"GET", "HEAD"})
+#: the body and record of a GET a write's answer carries the tag of
+Shown = tuple[bytes, Record | None]
 
 
 #: the route shapes that name one record (conditional writes apply to them)
@@ -234,8 +239,8 @@ class Dispatcher:
     def write(
         self, request: Request, target: Target, values: Values, user: User | None
     ) -> Response:
-        """Steps 4 to 6 of a write: checks without the lock, then the write with it;
-        the preconditions of a single record's write are evaluated in both."""
+        """Steps 4 to 6 of a write: checks without a lock, then the write; the
+        preconditions of a single record's write are evaluated in both."""
         single = target.route.spec.shape in SINGLE_SHAPES
         conditions = Preconditions.of(request.headers) if single else None
         with read_only_scope(self.database):
@@ -246,7 +251,7 @@ class Dispatcher:
             call = self.admit(request, target, values, user)
             call.checking = True
             try:
-                return self.written(request, call, target)  # answered without writing
+                return self.tagged(*self.written(request, call, target))  # nothing written
             except ReadyToWrite:
                 pass
             if conditions is not None and pending:
@@ -254,20 +259,18 @@ class Dispatcher:
                 self.require(conditions, current)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
-                with request_scope(self.database, write=True):
-                    # the first statement of every write: its row lock queues writers
-                    # (as SQLite's IMMEDIATE does), so unique slugs are chosen one
-                    # writer at a time on every backend; a failure rolls it back
-                    bump_generation(self.clock.now())
-                    if self.settings.read_database_urls:  # X-Calendar-Generation
-                        request.generation = write_position()
-                    if conditions is not None:  # again, now that writers queue behind us
+                with request_scope(self.database, write=True), collecting_changes() as changes:
+                    if single:  # writes of one record queue here, writes of others do not
+                        lock_written_record(target.route.spec.resource, values)
+                    if conditions is not None:  # again, now that writers of it queue behind us
                         current = self.representation(request, target.route, values, user)
                         self.require(conditions, current)
                     call = self.admit(request, target, values, user)
-                    response = self.written(request, call, target)
-                    self.outbox.enqueue_changes(call.urls, self.clock)  # webhooks, same tx
-                    return response
+                    response, shown = self.written(request, call, target)
+                    self.outbox.enqueue_changes(changes.entries, call.urls, self.clock)
+                    # the last step: from here to the commit, other writers queue
+                    request.generation = changes.commit(self.clock.now())
+                    return self.tagged(response, shown)
             except (peewee.IntegrityError, peewee.OperationalError) as exc:
                 # A concurrent writer won a unique-key race or a lock (MySQL deadlock,
                 # SQLite busy): the transaction was rolled back whole, so replay it.
@@ -330,33 +333,56 @@ class Dispatcher:
         self, request: Request, route: Route, values: Values, user: User | None
     ) -> Current:
         """What this caller would GET at ``route`` now (the request's query string
-        applies, its body does not): the tag a conditional write is compared with, and
-        the new tag a successful write answers with."""
-        target = self.targets.get((route.key, "GET"))
-        if target is None:
-            return Current(exists=False)
-        if target.resource.path_errors(values):
-            return Current(exists=False)  # the slug or ID names no record
-        query = tuple(request.args.items(multi=True))
-        params = php_params(query, target.repeatable)
+        applies, its body does not): the tag a conditional write is compared with."""
         try:
-            arguments = Arguments.load(target.schema, params)
-            if not target.collects_errors:
-                arguments.refuse_invalid()
-            call = Call(
-                user=user,
-                params=params,
-                arguments=arguments,
-                urls=urls_for(request, self.settings.site_url),
-                language=reply_language(params, request.language),
-                clock=self.clock,
-                values=values,
-                query=query,
-            )
-            response, _ = self.render("GET", call, target)
+            rendered = self.render_get(request, route, values, user, tag=True)
         except RestError as exc:  # no representation for this caller
             return Current(exists=exc.status != 404)
-        return Current(True, response.headers.get("ETag"), response.headers.get("Last-Modified"))
+        if rendered is None:
+            return Current(exists=False)
+        headers = rendered[0].headers
+        return Current(True, headers.get("ETag"), headers.get("Last-Modified"))
+
+    def shown(
+        self, request: Request, route: Route, values: Values, user: User | None
+    ) -> Shown | None:
+        """The body and record of a 200 this caller would GET at ``route`` now, untagged
+        (the tag waits for the write's position); None where that GET fails."""
+        try:
+            rendered = self.render_get(request, route, values, user, tag=False)
+        except RestError:
+            return None
+        if rendered is None or rendered[0].status_code != 200:
+            return None
+        return rendered[0].get_data(), rendered[1]
+
+    def render_get(
+        self, request: Request, route: Route, values: Values, user: User | None, *, tag: bool
+    ) -> tuple[Response, Record | None] | None:
+        """The route's GET for this caller (None: the route has none, or its path names
+        no record).
+
+        :raises RestError: the GET's refusal.
+        """
+        target = self.targets.get((route.key, "GET"))
+        if target is None or target.resource.path_errors(values):
+            return None
+        query = tuple(request.args.items(multi=True))
+        params = php_params(query, target.repeatable)
+        arguments = Arguments.load(target.schema, params)
+        if not target.collects_errors:
+            arguments.refuse_invalid()
+        call = Call(
+            user=user,
+            params=params,
+            arguments=arguments,
+            urls=urls_for(request, self.settings.site_url),
+            language=reply_language(params, request.language),
+            clock=self.clock,
+            values=values,
+            query=query,
+        )
+        return self.render("GET", call, target, tag=tag)
 
     def admit(self, request: Request, target: Target, values: Values, user: User | None) -> Call:
         """Steps 4 and 5: the route-level permission around the parameters, merged and
@@ -398,20 +424,29 @@ class Dispatcher:
             response.headers["Vary"] = "Accept"
         return self.discoverable(response, request)
 
-    def written(self, request: Request, call: Call, target: Target) -> Response:
-        """A write's answer; a success carries the ``ETag`` a GET of the same URL (of a
-        created record's item route) by this caller returns right after, where that GET
-        succeeds, and the record's ``Last-Modified``."""
+    def written(
+        self, request: Request, call: Call, target: Target
+    ) -> tuple[Response, Shown | None]:
+        """A write's answer, and what a GET of the same URL (of a created record's item
+        route) by this caller shows right after, where that GET succeeds: the answer's
+        ``ETag`` is taken from it once the write has its position (:meth:`tagged`)."""
         response, record = self.render(request.method, call, target)
+        shown = None
         if response.status_code < 300 and record is not None:
-            shown = self.shown_at(target, call, record)
-            etag = self.representation(request, *shown, call.user).etag if shown else None
-            if etag is not None:
-                response.headers["ETag"] = etag
+            at = self.shown_at(target, call, record)
+            shown = self.shown(request, *at, call.user) if at else None
             if record.last_modified:
                 response.headers["Last-Modified"] = record.last_modified
         response.headers["Allow"] = request.allow
-        return self.discoverable(response, request)
+        return self.discoverable(response, request), shown
+
+    @staticmethod
+    def tagged(response: Response, shown: Shown | None) -> Response:
+        """The answer with the ``ETag`` of what it shows, which covers the record's
+        revision: the position its write has just taken."""
+        if shown is not None:
+            response.headers["ETag"] = validators(*shown)[0][1]
+        return response
 
     def shown_at(self, target: Target, call: Call, record: Record) -> tuple[Route, Values] | None:
         """Where a GET shows the record a write answered with: the same URL, or the
@@ -421,9 +456,12 @@ class Dispatcher:
         item = self.routes_by_key.get(f"{target.route.spec.resource}.item")
         return (item, {"id": record.id}) if item is not None and record.id is not None else None
 
-    def render(self, method: str, call: Call, target: Target) -> tuple[Response, Record | None]:
+    def render(
+        self, method: str, call: Call, target: Target, *, tag: bool = True
+    ) -> tuple[Response, Record | None]:
         """The responder's reply, reduced to the ``_fields`` asked for and serialised
-        once; a 200 to a read gets its validators, computed from the exact bytes."""
+        once; a 200 to a read gets its validators (unless ``tag`` is false), computed
+        from the exact bytes."""
         reply = target.responder(call, **call.values)
         record = record_of(target.route.spec, method, reply)
         names = requested_fields(call.query)
@@ -432,7 +470,7 @@ class Dispatcher:
             listed = spec.shape == "collection" and method in READ_METHODS
             reply.body = only_fields(reply.body, names, spec.resource if listed else None)
         response = reply_response(reply)
-        if reply.status == 200 and method in READ_METHODS:
+        if tag and reply.status == 200 and method in READ_METHODS:
             response.headers.extend(validators(response.get_data(), record))
         return response, record
 

@@ -1,8 +1,8 @@
 """The webhook outbox, filled inside every API write's own transaction (``sync.md``
 §5.1, §5.4).
 
-After a write's responder succeeded, the change entries that write appended are read
-back and one message is enqueued per entry per active subscription whose events match
+After a write's responder succeeded, one message is enqueued per change entry the write
+collected (``repository.changes.PendingChanges``) per active subscription whose events match
 (``*`` or ``<record type>.<kind>``). The payload is rendered then, once: a record an
 anonymous reader can read after the change travels exactly as an anonymous ``GET`` of
 its item route on the default-language root answers it (the route's own responder is
@@ -20,9 +20,8 @@ from marshmallow import Schema
 from .clock import Clock, utc_now
 from .errors import RestError
 from .models import ChangeEntry, WebhookSubscription
-from .queries.changes import COLLECTIONS, entries_at
+from .queries.changes import COLLECTIONS
 from .queries.webhooks import active_subscriptions, subscription_events
-from .repository.site_state import write_position
 from .repository.webhooks import enqueue
 from .resources.base import Arguments, Call
 from .schemas.webhooks import ALL_EVENTS
@@ -68,13 +67,14 @@ class Outbox:
     def __init__(self, targets: t.Mapping[tuple[str, str], Renderer]) -> None:
         self.targets = targets
 
-    def enqueue_changes(self, urls: Urls, clock: Clock) -> int:
-        """Run inside the write's transaction, after its responder; returns how many
-        messages were enqueued. ``urls`` are the request's (or ``site_url``'s)."""
+    def enqueue_changes(self, entries: t.Sequence[ChangeEntry], urls: Urls, clock: Clock) -> int:
+        """Run inside the write's transaction, after its responder, for the ``entries``
+        it made; returns how many messages were enqueued. ``urls`` are the request's
+        (or ``site_url``'s). Messages are independent (§5.2: no order between them),
+        so they need not wait for the write's position."""
         subscriptions = active_subscriptions()
-        if not subscriptions:
+        if not subscriptions or not entries:
             return 0
-        entries = entries_at(write_position())
         default_root = dataclasses.replace(urls, language_prefix="")
         now = utc_now(clock)
         wanted: list[tuple[WebhookSubscription, list[str]]] = [

@@ -26,6 +26,8 @@ from .text import strip_tags, transliterate
 WORD_RE = re.compile(r"[^\W_]+")
 #: the longest word stored or searched (longer ones are cut), in characters
 MAX_WORD = 40
+#: words deleted per statement (well under every backend's limit of bound parameters)
+WORD_BATCH = 500
 TITLE, CONTENT, PROTECTED = "t", "c", "p"
 #: the highest code point, and the surrogates, which no text column stores
 MAX_CODE_POINT = 0x10FFFF
@@ -79,12 +81,22 @@ def prefix_range(word: str) -> tuple[str, str | None]:
 
 
 def replace_words(model: t.Any, kind: str, record_id: int, words: dict[str, str]) -> None:
-    """Store the words of one record, replacing what it had."""
-    model.delete().where((model.kind == kind) & (model.record_id == record_id)).execute()
-    if words:
+    """Store the words of one record, replacing what it had.
+
+    Only the rows that differ are deleted and inserted, each by its primary key: a
+    delete by record alone may be planned as a scan of the primary key, which on
+    MariaDB waits for the row locks of other records' words (concurrent writes).
+    """
+    of_record = (model.kind == kind) & (model.record_id == record_id)
+    stored = {row.word: row.part for row in model.select(model.word, model.part).where(of_record)}
+    gone = sorted(word for word, part in stored.items() if words.get(word) != part)
+    for start in range(0, len(gone), WORD_BATCH):
+        model.delete().where(of_record & model.word.in_(gone[start : start + WORD_BATCH])).execute()
+    added = [(word, part) for word, part in sorted(words.items()) if stored.get(word) != part]
+    if added:
         model.insert_many(
             [
                 {"kind": kind, "word": word, "record_id": record_id, "part": part}
-                for word, part in sorted(words.items())
+                for word, part in added
             ]
         ).execute()

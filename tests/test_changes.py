@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import datetime as dt
-import re
 import typing as t
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from conftest import NS, Api, assert_wp_error
+from sync_helpers import TOKEN, Body, seen, walk
 from werkzeug.test import Client
 
 from calendar_rest.app import Application
@@ -18,30 +18,7 @@ from calendar_rest.models import ChangeEntry, Event
 from calendar_rest.repository.changes import prune_changes
 from calendar_rest.repository.schema import create_schema
 
-Body = dict[str, t.Any]
-TOKEN = re.compile(r"^[A-Za-z0-9\-_.~]{1,64}$")
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
-
-
-def walk(api: Api, as_: str | None = None, **query: t.Any) -> tuple[list[Body], str]:
-    """Every page of one walk, following ``next_rest_url``; its entries and token."""
-    response = api.get("/changes", as_, query_string=query)
-    entries: list[Body] = []
-    for _ in range(100):
-        assert response.status_code == 200, response.json
-        body = response.json
-        entries += body["changes"]
-        if "next_rest_url" not in body:
-            token = body["sync_token"]
-            assert TOKEN.match(token), token
-            return entries, token
-        assert "sync_token" not in body
-        response = api.get(body["next_rest_url"], as_)
-    raise AssertionError("the walk did not end")
-
-
-def seen(entries: list[Body]) -> list[tuple[str, int, str]]:
-    return [(entry["type"], entry["id"], entry["action"]) for entry in entries]
 
 
 def event(api: Api, status: str = "publish", as_: str = "administrator", **fields: t.Any) -> Body:

@@ -29,6 +29,7 @@ from conftest import Api, assert_wp_error
 from werkzeug.test import TestResponse
 
 from calendar_rest.models import Organizer, Term, Venue
+from calendar_rest.repository.changes import collecting_changes
 from calendar_rest.repository.inline_links import NewLinked, materialise
 from calendar_rest.repository.posts import WriteContext
 from calendar_rest.resources.base import METHOD_ORDER
@@ -291,33 +292,34 @@ class Replay:
         return replay
 
     def store_linked_posts_and_terms(self, before: int = 12) -> None:
-        """Captures 04-11 (venue, organizer, category and tag creation) as stored rows;
-        only those before ``before``, so that a creation capture replays its own POST."""
+        """Captures 04-11 (venue, organizer, category and tag creation) as stored rows,
+        in one write; only those before ``before``, so that a creation capture replays
+        its own POST."""
         app = self.api.app
         ctx = WriteContext(self.api.users["administrator"], app.settings.timezone, app.clock)
-        with app.database.connection_context():
-            for number in range(4, min(12, before)):
-                capture = CAPTURES[number]
-                body, captured_id = capture["request"]["body"], capture["body"]["id"]
-                if "/venues" in capture["request"]["path"]:
-                    args = validate(VenueCreateArgs(), body)
-                    self.venues[captured_id] = materialise(Venue, NewLinked(args), ctx).id
-                elif "/organizers" in capture["request"]["path"]:
-                    args = validate(OrganizerCreateArgs(), body)
-                    self.organizers[captured_id] = materialise(Organizer, NewLinked(args), ctx).id
-                else:
-                    taxonomy = (
-                        CATEGORIES.name
-                        if "/categories" in capture["request"]["path"]
-                        else TAGS.name
-                    )
-                    term = Term.create(
-                        taxonomy=taxonomy,
-                        name=body["name"],
-                        slug=body.get("slug") or slugify(body["name"]),
-                        description=body.get("description", ""),
-                    )
-                    self.terms[captured_id] = term.id
+        with app.database.connection_context(), app.database.atomic():
+            with collecting_changes() as changes:
+                for number in range(4, min(12, before)):
+                    self.store_capture(CAPTURES[number], ctx)
+                changes.commit()
+
+    def store_capture(self, capture: dict[str, t.Any], ctx: WriteContext) -> None:
+        body, captured_id = capture["request"]["body"], capture["body"]["id"]
+        if "/venues" in capture["request"]["path"]:
+            args = validate(VenueCreateArgs(), body)
+            self.venues[captured_id] = materialise(Venue, NewLinked(args), ctx).id
+        elif "/organizers" in capture["request"]["path"]:
+            args = validate(OrganizerCreateArgs(), body)
+            self.organizers[captured_id] = materialise(Organizer, NewLinked(args), ctx).id
+        else:
+            taxonomy = CATEGORIES.name if "/categories" in capture["request"]["path"] else TAGS.name
+            term = Term.create(
+                taxonomy=taxonomy,
+                name=body["name"],
+                slug=body.get("slug") or slugify(body["name"]),
+                description=body.get("description", ""),
+            )
+            self.terms[captured_id] = term.id
 
     def path(self, captured: str) -> str:
         """The captured path with TEC's IDs and dates in query and path mapped to ours."""

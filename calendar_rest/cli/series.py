@@ -19,9 +19,9 @@ from ..db import login_store
 from ..i18n import Translate
 from ..models import User, bind_models
 from ..queries.series import live_masters
+from ..repository.changes import collecting_changes
 from ..repository.posts import WriteContext
 from ..repository.series import SeriesLimits, extend_series
-from ..repository.site_state import bump_generation
 from ..settings import Settings
 from .database import display_url, open_database
 
@@ -54,9 +54,10 @@ def roll_forward(database: peewee.Database, settings: Settings, clock: Clock = S
     ctx = WriteContext(User(login=""), settings.timezone, clock)
     # models are bound per thread, and ``serve`` runs this in a thread of its own
     bind_models(database, login_store(database))
-    with database.connection_context(), database.atomic():
-        bump_generation()
-        return extend_series(ctx, SeriesLimits.from_settings(settings), live_masters())
+    with database.connection_context(), database.atomic(), collecting_changes() as changes:
+        added = extend_series(ctx, SeriesLimits.from_settings(settings), live_masters())
+        changes.commit()
+        return added
 
 
 def start_daily_roll_forward(

@@ -1,10 +1,10 @@
 """What both importers share: the operator's write context, batched transactions that
-bump the write generation, progress on stderr and the records' counts.
+take a change-log position, progress on stderr and the records' counts.
 
 Imports write through the API's own validation and write functions (``schemas``,
 ``repository``), so slugs, UTC times, term counts, the search index and the change
-log come out exactly as from ``POST /events``; the generation bump at the start of
-each committed batch makes running servers drop their cached answers.
+log come out exactly as from ``POST /events``; the position each committed batch takes
+(a new write generation) makes running servers drop their cached answers.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from ..i18n import Translate
 from ..markup import Markup, as_written_by
 from ..messages import N_
 from ..models import User
+from ..repository.changes import PendingChanges, collecting_changes
 from ..repository.posts import WriteContext
 from ..repository.series import SeriesLimits
-from ..repository.site_state import bump_generation
 
 #: the statuses ``--status`` accepts (``calendar.md`` §5)
 IMPORT_STATUSES = ("publish", "draft", "pending", "private")
@@ -68,53 +68,72 @@ class _RolledBack(Exception):
 class Batches:
     """Units of work (one event, one series, one record) in transactions of at most
     ``size`` units. Each unit runs in a savepoint, so a failing one leaves nothing
-    behind; a batch's first write bumps the generation (it also queues concurrent
-    writers and orders the change log). A dry run rolls every batch back."""
+    behind, its change-log entries included; a batch that wrote takes its position as
+    its last step (``repository.changes``), which makes running servers drop their
+    cached answers. A dry run rolls every batch back."""
 
     def __init__(self, database: peewee.Database, size: int, dry_run: bool) -> None:
         self.database = database
         self.size = size
         self.dry_run = dry_run
-        self._transaction: t.Any = None
+        self._open: contextlib.ExitStack | None = None
+        self._changes = PendingChanges()
         self._units = 0
-        self._bumped = False
+        self._wrote = False
 
     def writing(self) -> None:
-        """Called before a unit's first write: bumps the generation once per batch."""
-        if not self._bumped:
-            bump_generation()
-            self._bumped = True
+        """Called before a unit's first write: the batch will take a position."""
+        self._wrote = True
 
     @contextlib.contextmanager
     def unit(self) -> t.Iterator[None]:
         """One unit in its own savepoint; an exception rolls it back and propagates."""
-        if self._transaction is None:
-            self._transaction = self.database.atomic()
-            self._transaction.__enter__()
-        with self.database.atomic():
+        if self._open is None:
+            self._open = contextlib.ExitStack()
+            self._open.enter_context(self.database.atomic())
+            self._changes = self._open.enter_context(collecting_changes())
+        with self.savepoint():
             yield
         self._units += 1
         if self._units >= self.size:
             self.flush()
 
+    @contextlib.contextmanager
+    def savepoint(self) -> t.Iterator[None]:
+        """A savepoint inside the open batch; rolled back, it forgets its entries too."""
+        mark = self._changes.mark()
+        try:
+            with self.database.atomic():
+                yield
+        except BaseException:
+            self._changes.roll_back_to(mark)
+            raise
+
     def flush(self) -> None:
         """Commit (or, in a dry run, roll back) the open batch."""
-        if self._transaction is None:
+        if self._open is None:
             return
-        transaction, self._transaction = self._transaction, None
-        self._units, self._bumped = 0, False
+        batch, self._open = self._open, None
+        wrote, self._units, self._wrote = self._wrote, 0, False
         if self.dry_run:  # leaving with an exception rolls back and ends the transaction
-            transaction.__exit__(_RolledBack, _RolledBack(), None)
-        else:
-            transaction.__exit__(None, None, None)
+            batch.__exit__(_RolledBack, _RolledBack(), None)
+            return
+        try:
+            if wrote:
+                self._changes.commit()
+        except BaseException as exc:
+            batch.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        batch.__exit__(None, None, None)
 
     def abort(self) -> None:
         """Roll back the open batch after a database failure."""
-        if self._transaction is None:
+        if self._open is None:
             return
-        transaction, self._transaction = self._transaction, None
+        batch, self._open = self._open, None
+        self._units, self._wrote = 0, False
         with contextlib.suppress(peewee.PeeweeException):
-            transaction.__exit__(_RolledBack, _RolledBack(), None)
+            batch.__exit__(_RolledBack, _RolledBack(), None)
 
 
 class Progress:

@@ -145,7 +145,7 @@ class IcsImport:
             if unit.master is not None:
                 raw, event = unit.master
                 try:
-                    with self.database.atomic():
+                    with batches.savepoint():
                         exceptions = [exception for _raw, exception in unit.exceptions]
                         outcome = self._write(event, exceptions, batches)
                 except Skip as skip:
@@ -157,7 +157,7 @@ class IcsImport:
                 created = outcome == "created"
             for raw, event in unit.exceptions:
                 try:
-                    with self.database.atomic():
+                    with batches.savepoint():
                         outcomes.append((raw, self._exception(event, batches, created)))
                 except Skip as skip:
                     self._skip_component(raw, skip)

@@ -46,13 +46,6 @@ def revision(record_type: str, record_id: int) -> int:
     return int(row[0] or 0) if row else 0
 
 
-def entries_at(position: int) -> list[ChangeEntry]:
-    """The entries one write appended (its position), in the order it made them."""
-    return list(
-        ChangeEntry.select().where(ChangeEntry.position == position).order_by(ChangeEntry.id)
-    )
-
-
 def _type_filter(types: t.Sequence[str]) -> pw.Node:
     if len(types) == len(RECORD_TYPES):
         return pw.SQL("1 = 1")
@@ -130,7 +123,6 @@ __all__ = [
     "POST_TYPES",
     "RECORD_TYPES",
     "TERM_TYPES",
-    "entries_at",
     "incremental_walk",
     "initial_walk",
     "post_type",

@@ -1,14 +1,18 @@
 """The change log's writes: every successful write appends, in its own transaction,
 one entry per record it created, changed, trashed or deleted (``sync.md`` §3.9).
 
-An entry's position is the write generation its transaction took first
-(``bump_generation``): the generation row lock queues writers, so positions commit in
-order on every backend, and a reader that sees generation *H* committed sees every
-entry at or before *H*. Compaction keeps every record's latest entry.
+A write collects its entries while it runs (:func:`collecting_changes`); its last step
+(:meth:`PendingChanges.commit`) takes its position, the write generation it bumps to,
+and inserts them. The generation row's lock is held from there to the commit, so
+positions commit in order on every backend, a reader that sees generation *H*
+committed sees every entry at or before *H*, and writes to different records wait
+for each other only for that last step. Compaction keeps every record's latest entry.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
 import typing as t
 
@@ -17,7 +21,7 @@ import peewee as pw
 from ..models import ChangeEntry, Event, Organizer, PostModel, SiteState, Term, Venue
 from ..queries.changes import RECORD_TYPES, TERM_TYPES, post_type
 from ..queries.site_state import CHANGES_PRUNED, GENERATION, read_counter
-from .site_state import write_position
+from .site_state import claim_position
 
 #: what a caller's visibility of a record depends on: its status and author
 Seen = tuple[str, int | None]
@@ -30,6 +34,47 @@ def seen(record: PostModel) -> Seen:
     return (record.status, record.author_id)
 
 
+class PendingChanges:
+    """The entries of the running write, inserted by its last step."""
+
+    def __init__(self) -> None:
+        self.entries: list[ChangeEntry] = []
+
+    def mark(self) -> int:
+        """Where a savepoint starts: :meth:`roll_back_to` forgets what came after."""
+        return len(self.entries)
+
+    def roll_back_to(self, mark: int) -> None:
+        del self.entries[mark:]
+
+    def commit(self, now: dt.datetime | None = None) -> int:
+        """The write's last step before its commit: take its position and insert its
+        entries there; returns the position (the write generation it produced)."""
+        position = claim_position(now)
+        if self.entries:
+            rows = [{**entry.__data__, "position": position} for entry in self.entries]
+            ChangeEntry.insert_many(rows).execute()
+        self.entries = []
+        return position
+
+
+_pending: contextvars.ContextVar[PendingChanges | None] = contextvars.ContextVar(
+    "pending_changes", default=None
+)
+
+
+@contextlib.contextmanager
+def collecting_changes() -> t.Iterator[PendingChanges]:
+    """Collect the entries of the write run inside; the caller ends it with
+    :meth:`PendingChanges.commit` in the same transaction."""
+    pending = PendingChanges()
+    token = _pending.set(pending)
+    try:
+        yield pending
+    finally:
+        _pending.reset(token)
+
+
 def record_change(
     record_type: str,
     record_id: int,
@@ -37,22 +82,30 @@ def record_change(
     after: Seen | None,
     when: dt.datetime,
 ) -> None:
-    """Append one entry at the running write's position; ``None`` before: created,
-    ``None`` after: deleted, and ``trash`` after counts as deleted (§4.2's kinds)."""
+    """Add one entry to the running write's; ``None`` before: created, ``None`` after:
+    deleted, and ``trash`` after counts as deleted (§4.2's kinds).
+
+    :raises RuntimeError: outside :func:`collecting_changes` (a write that would
+        leave no trace in the log).
+    """
+    pending = _pending.get()
+    if pending is None:
+        raise RuntimeError("a change was recorded outside collecting_changes()")
     if after is None or after[0] == "trash":
         kind = "deleted"
     else:
         kind = "created" if before is None else "updated"
-    ChangeEntry.create(
-        position=write_position(),
-        record_type=record_type,
-        record_id=record_id,
-        kind=kind,
-        changed_utc=when.replace(microsecond=0, tzinfo=None),
-        before_status=before[0] if before else None,
-        before_author=before[1] if before else None,
-        after_status=after[0] if after else None,
-        after_author=after[1] if after else None,
+    pending.entries.append(
+        ChangeEntry(
+            record_type=record_type,
+            record_id=record_id,
+            kind=kind,
+            changed_utc=when.replace(microsecond=0, tzinfo=None),
+            before_status=before[0] if before else None,
+            before_author=before[1] if before else None,
+            after_status=after[0] if after else None,
+            after_author=after[1] if after else None,
+        )
     )
 
 
@@ -140,9 +193,11 @@ def prune_changes(before: dt.datetime) -> int:
 
 
 __all__ = [
+    "PendingChanges",
     "RECORD_TYPES",
     "Seen",
     "TERM_SEEN",
+    "collecting_changes",
     "prune_changes",
     "record_change",
     "record_post_change",

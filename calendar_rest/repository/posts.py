@@ -16,6 +16,7 @@ from ..queries.posts import attachment_by_id, attachment_by_url, attachment_read
 from ..queries.users import user_by_id
 from ..schemas.fields import is_url, to_int
 from ..text import first_free, slugify
+from .record_locks import lock_slug_base
 from .translations import TranslationLink, translation_root
 
 MAX_SLUG = 180  # leaves room for "-NNN" and "__trashed" within the 200-char column
@@ -55,10 +56,11 @@ def unique_slug(
 def free_slug(model: type[PostModel], base: str, exclude_id: int | None = None) -> str:
     """``base`` itself if unused in ``model``, else the first free ``base-N``.
 
-    Writers are queued by the request's first statement
-    (``repository.site_state.bump_generation``), so no concurrent writer can take the
-    same slug between this read and the insert.
+    Writers choosing from one base queue (``record_locks.lock_slug_base``); where two
+    still collide, the unique index refuses the later insert and the request is
+    replayed whole (``dispatch``), which reads the slug as taken.
     """
+    lock_slug_base(model, base)
     return first_free(base, taken_slugs(model, base, exclude_id))
 
 

@@ -22,8 +22,7 @@ from ..models import Event, Organizer, PostModel, Venue
 from ..queries.changes import POST_TYPES
 from ..queries.site_state import generation
 from ..queries.terms import terms_of_events
-from .changes import record_change
-from .site_state import bump_generation
+from .changes import collecting_changes, record_change
 from .terms import refresh_term_counts
 
 SCHEDULED = (Event, Venue, Organizer)
@@ -65,9 +64,9 @@ class Publisher:
                 self._earliest, self._generation = earliest_scheduled(), current
             if self._earliest is None or self._earliest > now:
                 return current
-            with self.database.atomic():
-                bump_generation()
+            with self.database.atomic(), collecting_changes() as changes:
                 publish_due(now, self.site_zone)
+                changes.commit()
             current = generation()
             self._earliest, self._generation = earliest_scheduled(), current
             return current

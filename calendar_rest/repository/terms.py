@@ -28,6 +28,7 @@ from ..queries.terms import (
 from ..taxonomies import CATEGORIES, Taxonomy, taxonomy_of
 from ..text import first_free, slugify
 from .changes import TERM_SEEN, record_term_change
+from .record_locks import lock_ids, lock_slug_base
 from .translations import release_root
 
 #: what a term slug falls back to when neither the slug nor the name gives one
@@ -95,6 +96,9 @@ def refresh_term_counts(term_ids: t.Iterable[int]) -> None:
     ids = sorted(set(term_ids))
     if not ids:
         return
+    # Counted after the lock, by a statement of its own: a concurrent write of the same
+    # terms has committed by then, and the count sees its links too.
+    lock_ids(Term, ids)
     published = (
         EventTerm.select(pw.fn.COUNT(EventTerm.event))
         .join(Event, on=(EventTerm.event == Event.id))
@@ -143,8 +147,9 @@ def refuse_duplicate_name(
 
 def free_term_slug(taxonomy: Taxonomy, base: str) -> str:
     """``base`` if unused in the taxonomy, else the first free ``base-N`` (WordPress's
-    ``wp_unique_term_slug``). Writers are queued per request, so nobody takes it
-    between this read and the insert."""
+    ``wp_unique_term_slug``). Writers choosing from one base queue; where two still
+    collide, the unique index refuses the later insert and the request is replayed."""
+    lock_slug_base(Term, base, Term.taxonomy == taxonomy.name)
     return first_free(base, taken_term_slugs(taxonomy, base))
 
 

@@ -1,0 +1,253 @@
+"""Writes to different records run side by side on PostgreSQL and MariaDB, and queue on
+SQLite (issue 16, point 4); the change feed and the caches stay exact (``sync.md`` §3.8).
+
+A write is held open at its last step before it takes its position (its records are
+written, its transaction is open), while other requests run in other threads. The
+hold is a pause in the write's own pipeline, so what it shows is what a slow write of
+the service does to the others, not what some other lock would.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import typing as t
+
+import pytest
+from conftest import NS, Api
+from sync_helpers import seen, walk
+from werkzeug.test import Client, TestResponse
+
+from calendar_rest.app import Application
+
+ADMIN = "administrator"
+#: seconds a held write may stay held, and a request may take, before the test fails
+BOUND = 30
+#: seconds a write must stay unfinished to count as queued behind the held one
+QUEUED = 1.0
+
+
+class HeldWrite:
+    """Pauses the writes sent through :meth:`send_held` at their last step before the
+    commit, until :meth:`release`."""
+
+    def __init__(self, app: Application, api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.app = app
+        self.api = api
+        self.reached = threading.Event()
+        self._release = threading.Event()
+        self._local = threading.local()
+        self._pool = concurrent.futures.ThreadPoolExecutor(4)
+        outbox = app.dispatcher.outbox
+        enqueue = outbox.enqueue_changes
+
+        def paused(*args: t.Any, **kwargs: t.Any) -> int:
+            enqueued = enqueue(*args, **kwargs)
+            if getattr(self._local, "held", False):
+                self.reached.set()
+                assert self._release.wait(BOUND), "the held write was never released"
+            return enqueued
+
+        monkeypatch.setattr(outbox, "enqueue_changes", paused)
+
+    def send(
+        self, method: str, path: str, as_: str | None = ADMIN, **kwargs: t.Any
+    ) -> TestResponse:
+        """A request of its own (its own client), in the calling thread."""
+        headers = {**self.api.headers(as_), **kwargs.pop("headers", {})}
+        return Client(self.app).open(NS + path, method=method, headers=headers, **kwargs)
+
+    def send_held(
+        self, method: str, path: str, **kwargs: t.Any
+    ) -> concurrent.futures.Future[TestResponse]:
+        """Send in another thread, and wait until the write is held open."""
+
+        def held() -> TestResponse:
+            self._local.held = True
+            return self.send(method, path, **kwargs)
+
+        future = self._pool.submit(held)
+        assert self.reached.wait(BOUND), "the write never reached its last step"
+        return future
+
+    def send_beside(
+        self, method: str, path: str, **kwargs: t.Any
+    ) -> concurrent.futures.Future[TestResponse]:
+        """Send in another thread, not held."""
+        return self._pool.submit(self.send, method, path, **kwargs)
+
+    def release(self) -> None:
+        self._release.set()
+
+    def close(self) -> None:
+        self._release.set()
+        self._pool.shutdown(wait=True)
+
+
+@pytest.fixture
+def hold(app: Application, api: Api, monkeypatch: pytest.MonkeyPatch) -> t.Iterator[HeldWrite]:
+    held = HeldWrite(app, api, monkeypatch)
+    yield held
+    held.close()
+
+
+def rows_lock(backend: str) -> bool:
+    """Whether writers lock rows (else, on SQLite, every writer queues)."""
+    return backend != "sqlite"
+
+
+def finished_beside(
+    hold: HeldWrite, backend: str, beside: concurrent.futures.Future[TestResponse]
+) -> TestResponse:
+    """The answer of a write sent while another is held: it comes while the other is
+    still held where rows are locked; on SQLite it queues until the release."""
+    if rows_lock(backend):
+        answer = beside.result(timeout=BOUND)  # the held write has not committed yet
+        hold.release()
+        return answer
+    with pytest.raises(concurrent.futures.TimeoutError):
+        beside.result(timeout=QUEUED)
+    hold.release()
+    return beside.result(timeout=BOUND)
+
+
+#: the held write: what it does to event 1 (or beside it)
+HELD_WRITES = {
+    "edit": ("PATCH", "/events/{first}", {"title": "Held edit"}),
+    "trash": ("DELETE", "/events/{first}", None),
+    "create a long event with a new venue and tag": (
+        "POST",
+        "/events",
+        {
+            "title": "Held festival",
+            "start_date": "2030-06-01 10:00:00",
+            "end_date": "2030-06-09 22:00:00",
+            "venue": {"venue": "Held Hall"},
+            "tags": ["held"],
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("held_write", HELD_WRITES)
+def test_a_write_to_another_event_completes_while_one_is_held(
+    api: Api, hold: HeldWrite, backend: str, held_write: str
+) -> None:
+    first, second = api.create_event()["id"], api.create_event()["id"]
+    method, path, body = HELD_WRITES[held_write]
+    held = hold.send_held(method, path.format(first=first), json=body)
+    beside = hold.send_beside("PATCH", f"/events/{second}", json={"title": "Beside"})
+    answer = finished_beside(hold, backend, beside)
+    assert answer.status_code == 200, answer.json
+    assert held.result(timeout=BOUND).status_code in (200, 201)
+    assert api.get(f"/events/{second}", ADMIN).json["title"] == "Beside"
+
+
+def test_writes_of_one_event_queue_and_the_later_one_checks_its_tag_after(
+    api: Api, hold: HeldWrite
+) -> None:
+    event = api.create_event()["id"]
+    tag = api.get(f"/events/{event}", ADMIN).headers["ETag"]
+    conditional = {"If-Match": tag}
+    held = hold.send_held("PATCH", f"/events/{event}", json={"title": "A"}, headers=conditional)
+    later = hold.send_beside("PATCH", f"/events/{event}", json={"title": "B"}, headers=conditional)
+    with pytest.raises(concurrent.futures.TimeoutError):
+        later.result(timeout=QUEUED)  # on every backend: the record's lock
+    hold.release()
+    assert held.result(timeout=BOUND).status_code == 200
+    refused = later.result(timeout=BOUND)
+    assert refused.status_code == 412 and refused.json["code"] == "rest_precondition_failed"
+    assert api.get(f"/events/{event}", ADMIN).json["title"] == "A"
+
+
+def test_a_change_committed_late_is_not_skipped_by_the_change_feed(
+    api: Api, hold: HeldWrite, backend: str
+) -> None:
+    first, second = api.create_event()["id"], api.create_event()["id"]
+    _, token = walk(api, ADMIN)
+    held = hold.send_held("PATCH", f"/events/{first}", json={"title": "Late"})
+    beside = hold.send_beside("PATCH", f"/events/{second}", json={"title": "Early"})
+    if rows_lock(backend):
+        assert beside.result(timeout=BOUND).status_code == 200
+        entries, token = walk(api, ADMIN, sync_token=token)  # while the first is held
+        assert seen(entries) == [("event", second, "upsert")]
+    hold.release()
+    assert held.result(timeout=BOUND).status_code == 200
+    assert beside.result(timeout=BOUND).status_code == 200
+    entries, _ = walk(api, ADMIN, sync_token=token)
+    late = ("event", first, "upsert")
+    assert late in seen(entries)  # committed after the token was handed out, not lost
+    assert api.get(f"/events/{first}", ADMIN).json["title"] == "Late"
+
+
+def test_the_response_cache_drops_what_a_late_commit_changed(
+    api: Api, hold: HeldWrite, backend: str
+) -> None:
+    first, second = api.create_event()["id"], api.create_event()["id"]
+    path = f"/events/{first}"
+    held = hold.send_held("PATCH", path, json={"title": "Changed late"})
+    before = [api.get(path) for _ in range(2)]  # anonymous: cached
+    assert [answer.json["title"] for answer in before] == ["Test event"] * 2
+    assert before[1].headers["X-Calendar-Cache"] == "hit"
+    beside = hold.send_beside("PATCH", f"/events/{second}", json={"title": "Beside"})
+    assert finished_beside(hold, backend, beside).status_code == 200
+    assert held.result(timeout=BOUND).status_code == 200
+    after = api.get(path)
+    assert after.json["title"] == "Changed late"
+    assert after.headers["X-Calendar-Cache"] == "miss"
+
+
+def test_events_written_side_by_side_keep_their_tag_count(api: Api, hold: HeldWrite) -> None:
+    api.create_event()  # as long as the two: neither raises the longest-event bound
+    tag = api.post("/tags", ADMIN, json={"name": "Shared"}).json["id"]
+    held = hold.send_held("POST", "/events", json=event_body("One", tags=[tag]))
+    beside = hold.send_beside("POST", "/events", json=event_body("Two", tags=[tag]))
+    with pytest.raises(concurrent.futures.TimeoutError):
+        beside.result(timeout=QUEUED)  # it waits to count the tag (SQLite: the file)
+    hold.release()  # and counts it once the first has committed
+    assert held.result(timeout=BOUND).status_code == 201
+    assert beside.result(timeout=BOUND).status_code == 201
+    assert api.get(f"/tags/{tag}").json["count"] == 2
+
+
+def test_events_created_side_by_side_with_one_title_get_distinct_slugs(
+    api: Api, hold: HeldWrite
+) -> None:
+    held = hold.send_held("POST", "/events", json=event_body("Same title"))
+    beside = hold.send_beside("POST", "/events", json=event_body("Same title"))
+    hold.release()  # the second's insert of the same slug waits, fails, and is replayed
+    slugs = {future.result(timeout=BOUND).json["slug"] for future in (held, beside)}
+    assert slugs == {"same-title", "same-title-2"}
+
+
+def test_writes_of_one_series_queue_on_its_master(api: Api, hold: HeldWrite, backend: str) -> None:
+    series = api.create_event(
+        title="Weekly", recurrence=["RRULE:FREQ=WEEKLY;COUNT=4"], status="publish"
+    )
+    listed = occurrence_titles(api, series["id"])
+    one, other = listed[1][0], listed[2][0]
+    held = hold.send_held("PATCH", f"/events/{one}?scope=all", json={"title": "Renamed"})
+    beside = hold.send_beside("PATCH", f"/events/{other}?scope=this", json={"title": "Alone"})
+    with pytest.raises(concurrent.futures.TimeoutError):
+        beside.result(timeout=QUEUED)  # the series' master is locked (SQLite: the file)
+    hold.release()
+    assert held.result(timeout=BOUND).status_code == 200
+    assert beside.result(timeout=BOUND).status_code == 200
+    titles = [title for _, title in occurrence_titles(api, series["id"])]
+    assert titles == ["Renamed", "Renamed", "Alone", "Renamed"]
+
+
+def occurrence_titles(api: Api, series: int) -> list[tuple[int, str]]:
+    window = {"start_date": "2020-01-01", "end_date": "2040-12-31", "per_page": 50}
+    response = api.get(f"/events/{series}/occurrences", ADMIN, query_string=window)
+    assert response.status_code == 200, response.json
+    return [(item["id"], item["title"]) for item in response.json["events"]]
+
+
+def event_body(title: str, **fields: t.Any) -> dict[str, t.Any]:
+    return {
+        "title": title,
+        "start_date": "2030-03-01 19:00:00",
+        "end_date": "2030-03-01 21:00:00",
+        **fields,
+    }
