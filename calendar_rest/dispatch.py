@@ -272,7 +272,7 @@ class Dispatcher:
                     request.generation = changes.commit(self.clock.now())
                     return self.tagged(response, shown)
             except (peewee.IntegrityError, peewee.OperationalError) as exc:
-                # A concurrent writer won a unique-key race or a lock (MySQL deadlock,
+                # A concurrent writer won a unique-key race or a lock (a deadlock,
                 # SQLite busy): the transaction was rolled back whole, so replay it.
                 if not is_transient(exc):
                     raise
