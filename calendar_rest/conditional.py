@@ -34,6 +34,9 @@ VALIDATORS = ("ETag", "Last-Modified")
 #: the request headers of a conditional write
 WRITE_CONDITIONS = ("If-Match", "If-Unmodified-Since", "If-None-Match")
 
+#: a wire date, "Y-m-d H:i:s"
+WIRE_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\Z")
+
 
 def entity_tag(body: bytes, revision: int | None = None) -> str:
     """The strong tag of ``body``: 128 bits of BLAKE2b over the exact bytes, and over
@@ -47,10 +50,10 @@ def entity_tag(body: bytes, revision: int | None = None) -> str:
 def last_modified(modified_utc: t.Any) -> str | None:
     """``Last-Modified`` of a record from its wire ``modified_utc`` ("Y-m-d H:i:s",
     already whole seconds); None for TEC's zero date or anything unreadable."""
-    if not isinstance(modified_utc, str):
+    if not isinstance(modified_utc, str) or not WIRE_DATE_RE.match(modified_utc):
         return None
     try:
-        when = dt.datetime.strptime(modified_utc, "%Y-%m-%d %H:%M:%S")
+        when = dt.datetime.fromisoformat(modified_utc)  # a tenth of strptime's cost
     except ValueError:
         return None
     return http_date(when.replace(tzinfo=dt.timezone.utc))

@@ -115,6 +115,9 @@ class Dispatcher:
         self.authenticator = Authenticator(database, settings, clock)
         self.routes = route_table(RESOURCE_CLASSES)
         self.url_map = build_url_map(self.routes)
+        #: bound once: rules match paths alone (no host, scheme or method), and a
+        #: match changes no state, so every thread shares it
+        self.adapter: MapAdapter = self.url_map.bind("localhost")
         self.routes_by_key = {route.key: route for route in self.routes}
         self.resources = {
             name: cls(settings, self.routes) for name, cls in RESOURCE_CLASSES.items()
@@ -178,12 +181,11 @@ class Dispatcher:
 
     def match(self, request: Request) -> tuple[Route, Values]:
         """Step 3: the route of the path (a trailing slash ignored, as WordPress does)."""
-        adapter: MapAdapter = self.url_map.bind_to_environ(request.environ)
         path = request.path
         if len(path) > 1 and path.endswith("/"):
             path = path.rstrip("/") or "/"
         try:
-            key, values = adapter.match(path)
+            key, values = self.adapter.match(path)
         except HTTPException:
             raise no_route() from None
         return self.routes_by_key[str(key)], values

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 import orjson
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.http import http_date
+from werkzeug.sansio.utils import get_current_url
 from werkzeug.wrappers import Request as BaseRequest
 from werkzeug.wrappers import Response
 
@@ -120,15 +121,24 @@ def reply_language(params: t.Mapping[str, t.Any], root_language: str) -> str:
 
 def urls_for(request: Request, site_url: str | None) -> Urls:
     """The link builder of this request: the public ``site_url`` when set, else the
-    request's own scheme, host and mount point, without the language root."""
-    site = site_url or request.host_url.rstrip("/") + request.script_root
-    if (
-        request.language != DEFAULT_LANGUAGE
-        and request.script_root.endswith(f"/{request.language}")
-        and not site_url
-    ):
-        site = site[: -len(request.language) - 1]
-    prefix = "" if request.language == DEFAULT_LANGUAGE else f"/{request.language}"
+    request's own scheme, host and mount point, without the language root. Worked out
+    once per request."""
+    urls = request.__dict__.get("_urls")
+    if urls is None:
+        urls = _urls(site_url, request.scheme, request.host, request.script_root, request.language)
+        request.__dict__["_urls"] = urls
+    return t.cast(Urls, urls)
+
+
+@functools.lru_cache(maxsize=64)
+def _urls(site_url: str | None, scheme: str, host: str, script_root: str, language: str) -> Urls:
+    """:func:`urls_for` of one origin and mount point (Werkzeug's IRI of the host URL
+    costs more than a cached response: a server sees few distinct ones, and the cache is
+    bounded against clients that send many ``Host`` values)."""
+    site = site_url or get_current_url(scheme, host).rstrip("/") + script_root
+    if language != DEFAULT_LANGUAGE and script_root.endswith(f"/{language}") and not site_url:
+        site = site[: -len(language) - 1]
+    prefix = "" if language == DEFAULT_LANGUAGE else f"/{language}"
     return Urls(site.rstrip("/"), prefix)
 
 
