@@ -184,19 +184,26 @@ def request_scope(database: peewee.Database, *, write: bool) -> t.Iterator[None]
     """Hold one connection for the request; wrap writes in a single transaction.
 
     Reads run in autocommit (no lock taken on SQLite); writes commit together or not
-    at all, so a request that fails half-way leaves nothing behind. A write reads
-    committed data on every backend (MariaDB's default is REPEATABLE READ).
+    at all, so a request that fails half-way leaves nothing behind.
     """
     with database.connection_context():
         if write:
-            if backend_name(database) == "mysql":
-                # as PostgreSQL: every statement sees what committed before it, so a
-                # write that waited for a row lock reads the state the lock guarded
-                database.execute_sql("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
-            with database.atomic():
+            with write_transaction(database):
                 yield
         else:
             yield
+
+
+@contextlib.contextmanager
+def write_transaction(database: peewee.Database) -> t.Iterator[None]:
+    """A write transaction (a savepoint inside one) that reads committed data on every
+    backend: each statement sees what committed before it, so a write that waited for
+    a row lock reads the state the lock guarded. PostgreSQL does so by default,
+    MariaDB's default is REPEATABLE READ (a snapshot from the first read)."""
+    if backend_name(database) == "mysql" and not database.in_transaction():
+        database.execute_sql("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+    with database.atomic():
+        yield
 
 
 @contextlib.contextmanager

@@ -17,6 +17,7 @@ import typing as t
 import peewee
 
 from .clock import SYSTEM_CLOCK, Clock, utc_now
+from .db import write_transaction
 from .models import Term
 from .queries.terms import find_term
 from .queries.totals import record_counts
@@ -310,7 +311,11 @@ def load_demo(
     create_schema(database)
     now = utc_now(clock)
     today = today or now.date()
-    with database.connection_context(), database.atomic(), collecting_changes() as changes:
+    with (
+        database.connection_context(),
+        write_transaction(database),
+        collecting_changes() as changes,
+    ):
         if user_named(DEMO_ADMIN) is not None:
             return DemoResult(False, record_counts())
         admin = create_user(

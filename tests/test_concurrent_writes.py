@@ -10,17 +10,23 @@ the service does to the others, not what some other lock would.
 from __future__ import annotations
 
 import concurrent.futures
+import datetime as dt
 import threading
 import time
 import typing as t
+from pathlib import Path
 
 import pytest
 from conftest import NS, Api
 from sync_helpers import seen, walk
 from werkzeug.test import Client, TestResponse
 
+from calendar_rest import cli
 from calendar_rest.app import Application
+from calendar_rest.cli.series import roll_forward
+from calendar_rest.clock import ManualClock
 from calendar_rest.db import connect_database
+from calendar_rest.models import bind_models
 
 ADMIN = "administrator"
 #: seconds a held write may stay held, and a request may take, before the test fails
@@ -298,3 +304,63 @@ def test_a_write_caught_in_a_deadlock_is_replayed(
     # PostgreSQL usually fails the write (it waited first), which is replayed once the
     # rival has committed; MariaDB usually fails the rival, which changed fewer rows
     assert outcome in (["committed"], ["OperationalError"])
+
+
+def test_the_roll_forward_waits_for_a_write_of_the_series_and_extends_what_it_wrote(
+    api: Api, app: Application, hold: HeldWrite
+) -> None:
+    """The daily roll-forward adds occurrences from the master's values: it locks the
+    masters as API writes do, so it reads a series-wide edit only once it committed."""
+    master = api.create_event(title="Monthly", recurrence=["RRULE:FREQ=MONTHLY"])["id"]
+    held = hold.send_held("PATCH", f"/events/{master}", json={"title": "Renamed"})
+    later = ManualClock(dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=95))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        rolled = pool.submit(roll_forward, app.database, app.settings, later)
+        with pytest.raises(concurrent.futures.TimeoutError):
+            rolled.result(timeout=QUEUED)
+        hold.release()
+        assert held.result(timeout=BOUND).status_code == 200
+        assert rolled.result(timeout=BOUND) > 0
+    bind_models(app.database, app.login_store)  # the roll-forward bound its own thread's
+    titles = {title for _, title in occurrence_titles(api, master)}
+    assert titles == {"Renamed"}
+
+
+ONE_EVENT_ICS = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//calendar_rest tests//EN
+BEGIN:VEVENT
+UID:imported-while-held@example.test
+DTSTAMP:20300101T000000Z
+DTSTART:20300301T190000Z
+DTEND:20300301T210000Z
+SUMMARY:{summary}
+END:VEVENT
+END:VCALENDAR
+"""
+
+
+def test_an_import_waits_for_a_write_of_the_event_it_matched_and_keeps_it(
+    api: Api, database_url: str, hold: HeldWrite, tmp_path: Path
+) -> None:
+    """An import updating an event that an API write holds starts from what that write
+    committed: the field the file does not carry keeps the API's value."""
+    source = tmp_path / "events.ics"
+    source.write_text(ONE_EVENT_ICS.format(summary="First"))
+    assert cli.main(["--database", database_url, "import", "--quiet", str(source)]) == 0
+    event = api.get("/events", ADMIN, query_string=WINDOW).json["events"][0]["id"]
+    held = hold.send_held("PATCH", f"/events/{event}", json={"featured": True})
+    source.write_text(ONE_EVENT_ICS.format(summary="Second"))
+    argv = ["--database", database_url, "import", "--quiet", str(source)]
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        imported = pool.submit(cli.main, argv)
+        with pytest.raises(concurrent.futures.TimeoutError):
+            imported.result(timeout=QUEUED)  # the event's lock (SQLite: the file)
+        hold.release()
+        assert held.result(timeout=BOUND).status_code == 200
+        assert imported.result(timeout=BOUND) == 0
+    after = api.get(f"/events/{event}", ADMIN).json
+    assert (after["title"], after["featured"]) == ("Second", True)
+
+
+WINDOW = {"start_date": "2030-01-01", "end_date": "2030-12-31"}

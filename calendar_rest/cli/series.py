@@ -15,12 +15,13 @@ import typing as t
 import peewee
 
 from ..clock import SYSTEM_CLOCK, Clock
-from ..db import login_store
+from ..db import login_store, write_transaction
 from ..i18n import Translate
-from ..models import User, bind_models
+from ..models import Event, User, bind_models
 from ..queries.series import live_masters
 from ..repository.changes import collecting_changes
 from ..repository.posts import WriteContext
+from ..repository.record_locks import lock_ids
 from ..repository.series import SeriesLimits, extend_series
 from ..settings import Settings
 from .database import display_url, open_database
@@ -54,7 +55,14 @@ def roll_forward(database: peewee.Database, settings: Settings, clock: Clock = S
     ctx = WriteContext(User(login=""), settings.timezone, clock)
     # models are bound per thread, and ``serve`` runs this in a thread of its own
     bind_models(database, login_store(database))
-    with database.connection_context(), database.atomic(), collecting_changes() as changes:
+    with (
+        database.connection_context(),
+        write_transaction(database),
+        collecting_changes() as changes,
+    ):
+        # API writes of a series lock its master first: the roll-forward does too, and
+        # then reads the masters as those writes left them
+        lock_ids(Event, [master.id for master in live_masters()])
         added = extend_series(ctx, SeriesLimits.from_settings(settings), live_masters())
         changes.commit()
         return added

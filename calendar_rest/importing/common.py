@@ -18,12 +18,14 @@ import typing as t
 import peewee
 
 from ..clock import Clock
+from ..db import write_transaction
 from ..i18n import Translate
 from ..markup import Markup, as_written_by
 from ..messages import N_
 from ..models import User
 from ..repository.changes import PendingChanges, collecting_changes
 from ..repository.posts import WriteContext
+from ..repository.record_locks import R, relocked
 from ..repository.series import SeriesLimits
 
 #: the statuses ``--status`` accepts (``calendar.md`` §5)
@@ -53,6 +55,12 @@ def operator() -> User:
 
 def write_context(options: ImportOptions) -> WriteContext:
     return WriteContext(operator(), options.site_timezone, options.clock)
+
+
+def locked(record: R | None) -> R | None:
+    """The matched record as it is once locked for this import's write (None: none,
+    or gone meanwhile): an API write of it may have committed since it was matched."""
+    return relocked(record) if record is not None else None
 
 
 def filtered(options: ImportOptions, text: str, markup: Markup) -> str:
@@ -90,7 +98,7 @@ class Batches:
         """One unit in its own savepoint; an exception rolls it back and propagates."""
         if self._open is None:
             self._open = contextlib.ExitStack()
-            self._open.enter_context(self.database.atomic())
+            self._open.enter_context(write_transaction(self.database))
             self._changes = self._open.enter_context(collecting_changes())
         with self.savepoint():
             yield

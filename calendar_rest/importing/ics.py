@@ -44,7 +44,16 @@ from ..schemas import (
     validate,
 )
 from ..taxonomies import CATEGORIES
-from .common import Batches, ImportOptions, Progress, Tally, filtered, operator, write_context
+from .common import (
+    Batches,
+    ImportOptions,
+    Progress,
+    Tally,
+    filtered,
+    locked,
+    operator,
+    write_context,
+)
 from .ics_mapping import NO_TITLE, FileZones, IcsEvent, Skip, file_zones, map_event
 from .ics_reader import CalendarFile, RawComponent
 from .ics_series import (
@@ -202,7 +211,7 @@ class IcsImport:
 
         :raises Skip: a bad or over-cap rule, or a value the API refuses.
         """
-        existing = match.event_by_uid(event.uid)
+        existing = locked(match.event_by_uid(event.uid))
         ctx = write_context(self.options)
         limits = self.options.limits
         if event.cancelled:  # §5: deleted as by DELETE, nothing created
@@ -253,7 +262,7 @@ class IcsImport:
         :raises Skip: no series with this UID, no occurrence at that date, a value
             the API refuses.
         """
-        master = series_master(event.uid)
+        master = locked(series_master(event.uid))  # its occurrences are read after
         if master is None:
             raise no_series(event)
         base = base_of(master)

@@ -40,7 +40,16 @@ from ..schemas import (
     validate,
 )
 from ..taxonomies import CATEGORIES, TAGS, Taxonomy
-from .common import Batches, ImportOptions, Progress, Tally, filtered, operator, write_context
+from .common import (
+    Batches,
+    ImportOptions,
+    Progress,
+    Tally,
+    filtered,
+    locked,
+    operator,
+    write_context,
+)
 from .ics_series import holds, occurrence_values
 from .tec_client import Namespace, SourceUnusable, TecClient
 
@@ -238,7 +247,7 @@ class TecImport:
     ) -> str:
         source_id, lineage = _identity(record, namespace)
         slug = str(record.get("slug") or "")
-        existing = match.by_source_id(model, source_id)
+        existing = locked(match.by_source_id(model, source_id))
         ctx = write_context(self.options)
         known = self.ids.setdefault(KIND[model], {})
         if existing is None:
@@ -276,7 +285,7 @@ class TecImport:
         limits = self.options.limits
         source_id, lineage = _identity(record, namespace)
         slug = str(record.get("slug") or "")
-        existing = match.by_source_id(Event, source_id)
+        existing = locked(match.by_source_id(Event, source_id))
         ctx = write_context(self.options)
         if existing is None:
             if self.options.author is not None:

@@ -18,6 +18,7 @@ import peewee as pw
 
 from ..clock import Clock, utc_now
 from ..dates import from_utc
+from ..db import write_transaction
 from ..models import Event, Organizer, PostModel, Venue
 from ..queries.changes import POST_TYPES
 from ..queries.site_state import generation
@@ -64,7 +65,7 @@ class Publisher:
                 self._earliest, self._generation = earliest_scheduled(), current
             if self._earliest is None or self._earliest > now:
                 return current
-            with self.database.atomic(), collecting_changes() as changes:
+            with write_transaction(self.database), collecting_changes() as changes:
                 publish_due(now, self.site_zone)
                 changes.commit()
             current = generation()

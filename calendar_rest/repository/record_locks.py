@@ -48,11 +48,26 @@ def lock_written_record(resource: str, values: t.Mapping[str, t.Any]) -> None:
     if model is None or not locks_rows(model):
         return
     if "id" in values:
-        where = model.id == values["id"]
+        _lock_with_master(model, model.id == values["id"])
     elif "slug" in values and issubclass(model, PostModel):
-        where = model.slug == values["slug"]
-    else:
-        return
+        _lock_with_master(model, model.slug == values["slug"])
+
+
+R = t.TypeVar("R", bound="PostModel | Term")
+
+
+def relocked(record: R) -> R | None:
+    """``record`` as it is once locked (its series' master first), None if it is gone:
+    where a write starts from a record it read before (the importers match records
+    first), a concurrent write may have changed it since."""
+    model = t.cast(Locked, type(record))
+    if not locks_rows(model):
+        return record
+    _lock_with_master(model, model.id == record.id)
+    return t.cast("R | None", model.get_or_none(model.id == record.id))
+
+
+def _lock_with_master(model: Locked, where: pw.Expression) -> None:
     if model is Event:
         master_id = Event.select(Event.series_master).where(where).scalar()
         if master_id is not None:

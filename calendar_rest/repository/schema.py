@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing as t
 import uuid
 
 import peewee as pw
@@ -9,7 +10,7 @@ from playhouse.migrate import SchemaMigrator, migrate
 
 from ..clock import SYSTEM_CLOCK, utc_now
 from ..db import login_store
-from ..models import MODELS, Event, bind_models
+from ..models import MODELS, BaseModel, Event, bind_models
 from .changes import seed_change_log
 from .search_index import index_is_current, rebuild_search_index
 from .site_state import ensure_counters
@@ -22,8 +23,11 @@ def create_schema(database: pw.Database) -> None:
     with database.connection_context():
         with database.atomic():
             _add_missing_columns(database)
-            database.create_tables(list(MODELS), safe=True)
-            _create_missing_indexes()
+            # DDL only where something is missing: even ``IF NOT EXISTS`` locks the
+            # table on PostgreSQL, and would deadlock with running writes
+            missing = [model for model in MODELS if not model.table_exists()]
+            database.create_tables(missing)
+            _create_missing_indexes([model for model in MODELS if model not in missing])
             _drop_superseded_indexes()
             ensure_counters()
             seed_change_log(utc_now(SYSTEM_CLOCK))
@@ -70,17 +74,12 @@ def _drop_superseded_indexes() -> None:
         migrate(*(migrator.drop_index(table, name) for name in names if name in existing))
 
 
-def _create_missing_indexes() -> None:
-    """Add the indexes a newer version declares to tables that already exist.
-
-    SQLite and PostgreSQL get them from ``create_tables`` (``CREATE INDEX IF NOT
-    EXISTS``); MySQL has no such statement, so Peewee skips an existing table whole.
-    """
-    for model in MODELS:
+def _create_missing_indexes(models: t.Iterable[type[BaseModel]]) -> None:
+    """Add the indexes a newer version declares to tables that already exist."""
+    for model in models:
         store = model._meta.database  # the login counters may live apart (``db``)
-        if store.safe_create_index:
-            continue
         existing = {index.name for index in store.get_indexes(model._meta.table_name)}
         for index in model._meta.fields_to_index():
-            if index._name not in existing:
+            # PostgreSQL keeps 63 characters of a name, Peewee's long names have 64
+            if index._name not in existing and index._name[:63] not in existing:
                 store.execute(index.safe(False))
