@@ -127,7 +127,7 @@ class Batches:
             batch.__exit__(_RolledBack, _RolledBack(), None)
             return
         try:
-            if wrote:
+            if wrote or self._changes.entries:
                 self._changes.commit()
         except BaseException as exc:
             batch.__exit__(type(exc), exc, exc.__traceback__)
