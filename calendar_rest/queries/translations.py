@@ -1,10 +1,11 @@
-"""Translation groups of a page of records, in one statement whatever the page.
+"""Translation groups of a page of records, in one statement for most pages.
 
 A group is its root record plus every record whose ``translation_of`` is the root's
 ID (writes always store the root, see ``repository.translations``), so one page's
-groups are ``WHERE id IN (roots) OR translation_of IN (roots)`` per table. The tables
-of one response (an event page: events, venues, organizers and terms) are read
-together as a ``UNION ALL``, so translations cost a single statement per request.
+groups are ``WHERE translation_of IN (roots)`` per table, plus the roots that are not
+on the page (a second statement, only when the first found members). The tables of
+one response (an event page: events, venues, organizers and terms) are read together
+as a ``UNION ALL``.
 The SQL is prepared (``prepared.py``) per backend and shape; ID lists are padded to a
 power of two so that the number of shapes stays small. A group shows only the members
 the reader may read (terms have no status: every term is readable), and always the
@@ -40,21 +41,42 @@ class Member:
 
 def load_translations(*pages: t.Iterable[Translatable], user: User | None) -> Translations:
     """The groups of every record of ``pages`` (records of any translatable model), as
-    ``user`` may see them."""
+    ``user`` may see them.
+
+    Most records are translated into nothing: their group is themselves, which
+    ``Translations.of`` answers unloaded. So the first statement asks only for the
+    members that point at the page's roots; roots are read (a second statement) only
+    for groups that turned out to have members and whose root is not on the page."""
     records = list(itertools.chain.from_iterable(pages))
     roots: dict[type[Translatable], set[int]] = defaultdict(set)
     for record in records:
         roots[type(record)].add(record.translation_of or record.id)
-    if not roots:
-        return Translations()
-    members: dict[GroupKey, list[Member]] = defaultdict(list)
-    for model, root, member in _members(roots):
-        members[(model, root)].append(member)
     translations = Translations()
+    if not roots:
+        return translations
+    members: dict[GroupKey, list[Member]] = defaultdict(list)
+    for model, root, member in _members(roots, with_roots=False):
+        members[(model, root)].append(member)
+    if not members:
+        return translations
+    on_page = {(type(record), record.id): record for record in records}
+    missing: dict[type[Translatable], set[int]] = defaultdict(set)
+    for model, root in members:
+        record = on_page.get((model, root))
+        if record is not None:
+            members[(model, root)].append(_member_of(record))
+        else:
+            missing[model].add(root)
+    if missing:
+        for model, root, member in _members(missing, with_members=False):
+            members[(model, root)].append(member)
     for record in records:
+        found = members.get((type(record), record.translation_of or record.id))
+        if not found:
+            continue
         group = {
             member.language: member.id
-            for member in members.get((type(record), record.translation_of or record.id), [])
+            for member in found
             if member.id == record.id or can_read(user, member)
         }
         group[record.language] = record.id
@@ -62,16 +84,33 @@ def load_translations(*pages: t.Iterable[Translatable], user: User | None) -> Tr
     return translations
 
 
+def _member_of(record: Translatable) -> Member:
+    """A loaded record as a member of its own group (terms read as published)."""
+    return Member(
+        record.id,
+        record.language,
+        getattr(record, "status", "publish"),
+        getattr(record, "author_id", None),
+        getattr(record, "status_before_trash", None),
+    )
+
+
 def _members(
     roots: dict[type[Translatable], set[int]],
+    *,
+    with_roots: bool = True,
+    with_members: bool = True,
 ) -> t.Iterator[tuple[type[Translatable], int, Member]]:
-    """``(model, root, member)`` of every member of the groups of ``roots``."""
+    """``(model, root, member)`` of the groups of ``roots``: the roots themselves
+    (``with_roots``) and the records that translate them (``with_members``)."""
     models = sorted(roots, key=lambda model: model.__name__)
     ids = {model: _padded(sorted(roots[model])) for model in models}
     database = models[0]._meta.database
-    key = ("translations", tuple((model.__name__, len(ids[model])) for model in models))
-    sql = prepared_sql(database, key, lambda: _union(models, ids))
-    params = [value for model in models for value in ids[model] * 2]
+    shape = (with_roots, with_members)
+    key = ("translations", shape, tuple((model.__name__, len(ids[model])) for model in models))
+    sql = prepared_sql(database, key, lambda: _union(models, ids, *shape))
+    selects = int(with_roots) + int(with_members)
+    params = [value for model in models for value in ids[model] * selects]
     for index, record_id, language, root, status, author, before in database.execute_sql(
         sql, params
     ):
@@ -100,11 +139,14 @@ def _members_of(model: type[Translatable], roots: list[int]) -> pw.Select:
 
 
 def _union(
-    models: list[type[Translatable]], ids: dict[type[Translatable], list[int]]
+    models: list[type[Translatable]],
+    ids: dict[type[Translatable], list[int]],
+    with_roots: bool,
+    with_members: bool,
 ) -> pw.SelectBase:
-    """Two selects per table (the roots by ID, the members by ``translation_of``),
+    """Up to two selects per table (the roots by ID, the members by ``translation_of``),
     tagged with the table's position in ``models``; their parameters come in the order
-    ``load_translations`` passes them.
+    ``_members`` passes them.
 
     Not one ``id IN … OR translation_of IN …``: where few records are translations,
     the planner's statistics say a ``translation_of`` value matches every row (they
@@ -120,7 +162,10 @@ def _union(
             *_visibility_columns(model),
         ).where(condition)
         for index, model in enumerate(models)
-        for condition in (model.id.in_(ids[model]), model.id.in_(_members_of(model, ids[model])))
+        for condition in (
+            *([model.id.in_(ids[model])] if with_roots else []),
+            *([model.id.in_(_members_of(model, ids[model]))] if with_members else []),
+        )
     ]
     union: pw.SelectBase = selects[0]
     for select in selects[1:]:
