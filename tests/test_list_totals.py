@@ -13,8 +13,10 @@ import pytest
 from conftest import Api, api_for
 
 from calendar_rest.app import Application
+from calendar_rest.queries import archive
 from calendar_rest.queries.word_search import walks_words
 from calendar_rest.repository.schema import create_schema
+from calendar_rest.stamped import StampedLRU
 
 COUNTING = re.compile(r"SELECT COUNT\(1\) FROM \(", re.IGNORECASE)
 PER_PAGE = 3
@@ -103,6 +105,33 @@ def test_a_kept_total_is_never_another_callers(
     body = t.cast(dict[str, t.Any], response.json)
     titles = {event["title"] for event in body["events"]}
     assert (body["total"], titles) == (len(expected), expected)
+
+
+def test_a_filter_is_built_into_sql_once_per_reader(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Statements are kept by what decides them (``archive._built``): a repeated page
+    builds nothing, even after a write; another reader's page is built for them."""
+    add(api, "Kept statement", 3)
+    add(api, "Drafted statement", 4, status="draft")
+    built: list[str] = []
+    original = archive.archive_query
+
+    def spied(*args: t.Any, **kwargs: t.Any) -> t.Any:
+        built.append("counting" if kwargs.get("counting") else "page")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(archive, "archive_query", spied)
+    monkeypatch.setattr(archive, "_statements", StampedLRU(16))  # none kept by other tests
+    query = "per_page=1"
+    assert page(api, query) == (1, page(api, query)[1])
+    assert built.count("page") == 1 and built.count("counting") >= 1
+    add(api, "Another statement", 5)
+    built.clear()
+    assert page(api, query)[0] == 2
+    assert built == []  # the total is counted again, from the statement already built
+    assert page(api, query, as_="editor")[0] == 3  # the draft, for its own reader
+    assert built.count("page") == 1
 
 
 def test_walking_and_gathering_a_search_find_the_same_pages(api: Api) -> None:

@@ -17,6 +17,8 @@ import typing as t
 import peewee as pw
 
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
+from ..stamped import StampedLRU
+from .counts import Statement, counted_rows
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .prepared import fetch
 from .visibility import listable
@@ -93,22 +95,29 @@ def archive_query(
     return Event.select().where(functools.reduce(operator.and_, conditions))
 
 
-def page_query(
+def count_statement(filters: ArchiveFilters, user: User | None) -> Statement:
+    """The statement whose rows are the archive's total (``counts.CountCache``)."""
+    return _built(
+        ("count", repr(filters), _reader(user)),
+        lambda: counted_rows(archive_query(filters, user, counting=True)),
+    )
+
+
+def walks(
     filters: ArchiveFilters,
     user: User | None,
     matches: int,
     wanted: int,
-    count: t.Callable[[pw.ModelSelect[Event]], int],
-) -> pw.ModelSelect[Event]:
-    """The selection a page of ``wanted`` rows (offset + per page) reads, given the
-    filter's total ``matches``: a search for a common word walks the archive in order,
-    a rare one gathers its matches first, judged against what the other filters leave
+    count: t.Callable[[Statement], int],
+) -> bool:
+    """Whether a page of ``wanted`` rows (offset + per page) walks the archive in order
+    for its search words, given the filter's total ``matches``: a common word walks, a
+    rare one gathers its matches first, judged against what the other filters leave
     (counted by ``count``, which may keep it: ``queries.counts``)."""
-    walk = False
-    if filters.search_words:
-        unsearched = dataclasses.replace(filters, search_words=[])
-        walk = walks_words(matches, count(archive_query(unsearched, user, counting=True)), wanted)
-    return archive_query(filters, user, walk_words=walk)
+    if not filters.search_words:
+        return False
+    unsearched = dataclasses.replace(filters, search_words=[])
+    return walks_words(matches, count(count_statement(unsearched, user)), wanted)
 
 
 def _first_of_series(conditions: list[pw.ColumnBase]) -> pw.ColumnBase:
@@ -186,21 +195,23 @@ def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.ColumnB
 
 
 def archive_page(
-    query: pw.ModelSelect[Event],
-    limit: int,
-    offset: int,
-    modified: ModifiedFilters | None = None,
+    filters: ArchiveFilters, user: User | None, walk: bool, limit: int, offset: int
 ) -> list[Event]:
     """One page in TEC's order: start date, then ID (or by ``modified`` when asked).
 
-    The filtered query selects IDs only (cheap to build, and served by the covering
-    archive index); the rows then come from a prepared look-up by primary key.
+    The filtered statement selects IDs only (served by the covering archive index,
+    and built once per filter: :func:`_built`); the rows then come from a prepared
+    look-up by primary key.
     """
-    order = list_order(Event, modified, (Event.start_utc, Event.id))
-    ordered = query.select(Event.id).order_by(*order)
-    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
-    rows_of_ids = t.cast("t.Iterable[tuple[int]]", ordered.limit(limit).offset(offset).tuples())
-    ids = [row[0] for row in rows_of_ids]
+
+    def ordered_ids() -> pw.ModelSelect[Event]:
+        order = list_order(Event, filters.modified, (Event.start_utc, Event.id))
+        query = archive_query(filters, user, walk_words=walk).select(Event.id)
+        return query.order_by(*order).limit(limit).offset(offset)
+
+    key = ("page", repr(filters), _reader(user), walk, limit, offset)
+    sql, params = _built(key, ordered_ids)
+    ids = [row[0] for row in Event._meta.database.execute_sql(sql, list(params)).fetchall()]
     if not ids:
         return []
     rows = {
@@ -213,3 +224,27 @@ def archive_page(
         )
     }
     return [rows[event_id] for event_id in ids if event_id in rows]
+
+
+#: archive statements already built. Building one costs Peewee more than running it,
+#: and what it builds depends only on the key (the filters, the reader's ID and role,
+#: the statement's kind and page, and the backend), never on the data: the entries
+#: are stamped with one constant generation, and no write makes them stale.
+_statements: StampedLRU[t.Hashable, Statement] = StampedLRU(1024)
+_PURE = 0
+
+
+def _built(key: tuple[t.Any, ...], build: t.Callable[[], pw.Query]) -> Statement:
+    """The SQL and parameters of ``build()``, built once per ``key`` and backend."""
+    full_key = (type(Event._meta.database), *key)
+    found = _statements.get(full_key, _PURE)
+    if found is None:
+        sql, params = build().sql()
+        found = (sql, tuple(params))
+        _statements.put(full_key, _PURE, found)
+    return found
+
+
+def _reader(user: User | None) -> tuple[int, str] | None:
+    """What of the reader the archive's conditions depend on (``visibility``)."""
+    return None if user is None else (user.id, user.role)

@@ -19,34 +19,38 @@ import peewee as pw
 
 from ..stamped import StampedLRU
 
-Key = tuple[str, tuple[t.Any, ...]]
+#: a built select: its SQL and parameters (also the key its total is kept under)
+Statement = tuple[str, tuple[t.Any, ...]]
 
 
 class CountCache:
     """Totals for one database (one cache per application)."""
 
     def __init__(self, max_entries: int = 1024) -> None:
-        self.totals: StampedLRU[Key, int] = StampedLRU(max_entries)
+        self.totals: StampedLRU[Statement, int] = StampedLRU(max_entries)
 
     def count(self, query: pw.ModelSelect[t.Any], generation: int | None) -> int:
         """How many rows ``query`` selects; ``generation`` None (unknown) counts afresh."""
-        database = query.model._meta.database
-        sql, params = _counted_rows(query).sql()
-        try:
-            key: Key = (sql, tuple(params))
-            hash(key)
-        except TypeError:  # an unhashable parameter: count without keeping it
-            return _count(database, sql, params)
+        sql, params = counted_rows(query).sql()
+        return self.count_statement(query.model._meta.database, (sql, tuple(params)), generation)
+
+    def count_statement(
+        self, database: pw.Database, statement: Statement, generation: int | None
+    ) -> int:
+        """How many rows the built ``statement`` selects (see :func:`counted_rows`)."""
         if generation is None:
-            return _count(database, sql, params)
-        found = self.totals.get(key, generation)
+            return count_rows(database, statement)
+        try:
+            found = self.totals.get(statement, generation)
+        except TypeError:  # an unhashable parameter: count without keeping it
+            return count_rows(database, statement)
         if found is None:
-            found = _count(database, sql, params)
-            self.totals.put(key, generation, found)
+            found = count_rows(database, statement)
+            self.totals.put(statement, generation, found)
         return found
 
 
-def _counted_rows(query: pw.ModelSelect[t.Any]) -> pw.ModelSelect[t.Any]:
+def counted_rows(query: pw.ModelSelect[t.Any]) -> pw.ModelSelect[t.Any]:
     """What Peewee's ``count()`` wraps: the rows, unordered, as a constant column (so
     an index that covers the filter serves the count alone)."""
     plain = query.order_by()
@@ -56,8 +60,9 @@ def _counted_rows(query: pw.ModelSelect[t.Any]) -> pw.ModelSelect[t.Any]:
     return plain.select(pw.SQL("1"))
 
 
-def _count(database: pw.Database, sql: str, params: t.Sequence[t.Any]) -> int:
+def count_rows(database: pw.Database, statement: Statement) -> int:
     """Peewee's ``count()`` of a built statement: the selection wrapped in a COUNT."""
+    sql, params = statement
     cursor = database.execute_sql(f"SELECT COUNT(1) FROM ({sql}) AS _counted", list(params))
     row = cursor.fetchone()
     return int(row[0]) if row else 0

@@ -59,14 +59,14 @@ def load_translations(*pages: t.Iterable[Translatable], user: User | None) -> Tr
         members[(model, root)].append(member)
     if not members:
         return translations
-    on_page = {(type(record), record.id): record for record in records}
+    on_page: dict[GroupKey, Translatable] = {(type(r), r.id): r for r in records}
     missing: dict[type[Translatable], set[int]] = defaultdict(set)
-    for model, root in members:
-        record = on_page.get((model, root))
-        if record is not None:
-            members[(model, root)].append(_member_of(record))
+    for group_key in list(members):
+        root_record = on_page.get(group_key)
+        if root_record is not None:
+            members[group_key].append(_member_of(root_record))
         else:
-            missing[model].add(root)
+            missing[t.cast("type[Translatable]", group_key[0])].add(group_key[1])
     if missing:
         for model, root, member in _members(missing, with_members=False):
             members[(model, root)].append(member)

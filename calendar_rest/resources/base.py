@@ -19,8 +19,8 @@ from ..clock import Clock, utc_now
 from ..errors import ParamErrors, forbidden, missing_params
 from ..i18n import Translate, translator
 from ..media_types import JSON
-from ..models import User
-from ..queries.counts import CountCache
+from ..models import Event, User
+from ..queries.counts import CountCache, Statement, count_rows
 from ..routes import Route
 from ..schemas import MissingParams, validate
 from ..settings import Settings
@@ -109,6 +109,13 @@ class Call:
         if self.counts is None:
             return int(query.count())
         return self.counts.count(query, self.generation)
+
+    def total_of(self, statement: Statement) -> int:
+        """:meth:`total` of a statement already built (``queries.counts.counted_rows``)."""
+        database = Event._meta.database
+        if self.counts is None:
+            return count_rows(database, statement)
+        return self.counts.count_statement(database, statement, self.generation)
 
     def begin_write(self) -> None:
         """Mark the end of a write's checks: what follows writes.

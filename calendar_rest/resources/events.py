@@ -19,7 +19,7 @@ from ..permissions import (
     may_write_method,
     record_methods,
 )
-from ..queries.archive import archive_page, archive_query, page_query
+from ..queries.archive import archive_page, count_statement, walks
 from ..queries.event_filters import ArchiveRequest, resolve_archive
 from ..queries.events import event_by_id, event_by_slug
 from ..queries.related import load_related
@@ -93,10 +93,9 @@ class Events(EventFeeds):
         """One page of a resolved archive (``/events`` or a series' occurrences)."""
         pager = Pager.from_args(args, self.settings)
         filters = archive.filters
-        total = call.total(archive_query(filters, call.user, counting=True))
-        wanted = pager.offset + pager.per_page
-        query = page_query(filters, call.user, total, wanted, call.total)
-        events = archive_page(query, pager.per_page, pager.offset, archive.filters.modified)
+        total = call.total_of(count_statement(filters, call.user))
+        walk = walks(filters, call.user, total, pager.offset + pager.per_page, call.total_of)
+        events = archive_page(filters, call.user, walk, pager.per_page, pager.offset)
         if pager.past_the_end(len(events)):
             raise RestError("event-archive-page-not-found", 404)
         related = load_related(events, call.user, call.language)
