@@ -178,7 +178,9 @@ class Application:
         return request
 
 
-def read_gate(concurrent_reads: int, database: peewee.Database) -> threading.Semaphore | None:
+def read_gate(
+    concurrent_reads: int, database: peewee.Database
+) -> threading.Semaphore | threading.Lock | None:
     """What bounds the reads one process serves at once (``concurrent_reads``).
 
     On SQLite a read never waits for anything but the CPU, and Python runs one thread
@@ -191,6 +193,8 @@ def read_gate(concurrent_reads: int, database: peewee.Database) -> threading.Sem
     """
     if concurrent_reads == -1:
         concurrent_reads = 1 if isinstance(database, peewee.SqliteDatabase) else 0
+    if concurrent_reads == 1:
+        return threading.Lock()
     return threading.Semaphore(concurrent_reads) if concurrent_reads > 0 else None
 
 
