@@ -13,10 +13,10 @@ import pytest
 from conftest import Api, api_for
 
 from calendar_rest.app import Application
+from calendar_rest.memo import Memo
 from calendar_rest.queries import archive
 from calendar_rest.queries.word_search import walks_words
 from calendar_rest.repository.schema import create_schema
-from calendar_rest.stamped import StampedLRU
 
 COUNTING = re.compile(r"SELECT COUNT\(1\) FROM \(", re.IGNORECASE)
 PER_PAGE = 3
@@ -122,7 +122,7 @@ def test_a_filter_is_built_into_sql_once_per_reader(
         return original(*args, **kwargs)
 
     monkeypatch.setattr(archive, "archive_query", spied)
-    monkeypatch.setattr(archive, "_statements", StampedLRU(16))  # none kept by other tests
+    monkeypatch.setattr(archive, "_statements", Memo(16))  # none kept by other tests
     query = "per_page=1"
     assert page(api, query) == (1, page(api, query)[1])
     assert built.count("page") == 1 and built.count("counting") >= 1

@@ -16,8 +16,8 @@ import typing as t
 
 import peewee as pw
 
+from ..memo import Memo
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
-from ..stamped import StampedLRU
 from .counts import Statement, counted_rows
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .prepared import fetch
@@ -228,21 +228,18 @@ def archive_page(
 
 #: archive statements already built. Building one costs Peewee more than running it,
 #: and what it builds depends only on the key (the filters, the reader's ID and role,
-#: the statement's kind and page, and the backend), never on the data: the entries
-#: are stamped with one constant generation, and no write makes them stale.
-_statements: StampedLRU[t.Hashable, Statement] = StampedLRU(1024)
-_PURE = 0
+#: the statement's kind and page, and the backend), never on the data.
+_statements: Memo[t.Hashable, Statement] = Memo(1024)
 
 
 def _built(key: tuple[t.Any, ...], build: t.Callable[[], pw.Query]) -> Statement:
     """The SQL and parameters of ``build()``, built once per ``key`` and backend."""
-    full_key = (type(Event._meta.database), *key)
-    found = _statements.get(full_key, _PURE)
-    if found is None:
+
+    def statement() -> Statement:
         sql, params = build().sql()
-        found = (sql, tuple(params))
-        _statements.put(full_key, _PURE, found)
-    return found
+        return sql, tuple(params)
+
+    return _statements.get((type(Event._meta.database), *key), statement)
 
 
 def _reader(user: User | None) -> tuple[int, str] | None:

@@ -7,10 +7,12 @@ import re
 import typing as t
 
 import orjson
+import peewee as pw
 
 from ..cost import FREE_LABEL, CostInfo, cost_representation
 from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
-from ..models import Attachment, Event
+from ..memo import Memo
+from ..models import Attachment, Event, Organizer, Term
 from ..queries.loaded import Related
 from ..taxonomies import taxonomy_of
 from ..text import wpautop
@@ -139,31 +141,62 @@ def _add_series(data: dict[str, t.Any], event: Event, related: Related) -> None:
     data["original_start_date"] = format_datetime(original) if original else None
 
 
+#: representations of linked records, kept under everything they are made from (the
+#: view, the record's row, its image's row and its translation group): terms, venues
+#: and organizers recur from event to event and from page to page, and rendering them
+#: is most of an event's cost. Kept values are shared: never change one in place.
+_linked: Memo[t.Hashable, dict[str, t.Any]] = Memo(4096)
+
+
+def _row(record: pw.Model | None) -> tuple[tuple[str, t.Any], ...] | None:
+    return None if record is None else tuple(record.__data__.items())
+
+
 def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: EventView) -> None:
-    urls = view.urls
+    urls, translations = view.urls, related.translations
     for term in related.terms.get(event.id, ()):
-        key = taxonomy_of(term.taxonomy).collection
-        data[key].append(embedded_term(term, urls, related.translations))
+        data[taxonomy_of(term.taxonomy).collection].append(_term(term, related, view))
     venue = related.venues.get(event.venue_id) if event.venue_id else None
     if venue is not None:
-        data["venue"] = venue_data(
-            venue,
-            urls,
-            related.images.get(venue.image_id) if venue.image_id else None,
-            single=view.single,
-            geolocation=view.geolocation,
-            translations=related.translations,
+        image = related.images.get(venue.image_id) if venue.image_id else None
+        data["venue"] = _linked.get(
+            ("venue", view, _row(venue), _row(image), tuple(translations.of(venue).items())),
+            lambda: venue_data(
+                venue,
+                urls,
+                image,
+                single=view.single,
+                geolocation=view.geolocation,
+                translations=translations,
+            ),
         )
     data["organizer"] = [
-        organizer_data(
-            organizer,
-            urls,
-            related.images.get(organizer.image_id) if organizer.image_id else None,
-            single=view.single,
-            translations=related.translations,
-        )
-        for organizer in related.organizers.get(event.id, ())
+        _organizer(organizer, related, view) for organizer in related.organizers.get(event.id, ())
     ]
+
+
+def _term(term: Term, related: Related, view: EventView) -> dict[str, t.Any]:
+    translations = related.translations
+    key = ("term", view.urls, _row(term), tuple(translations.of(term).items()))
+    return _linked.get(key, lambda: embedded_term(term, view.urls, translations))
+
+
+def _organizer(organizer: Organizer, related: Related, view: EventView) -> dict[str, t.Any]:
+    image = related.images.get(organizer.image_id) if organizer.image_id else None
+    translations = related.translations
+    key = (
+        "organizer",
+        view,
+        _row(organizer),
+        _row(image),
+        tuple(translations.of(organizer).items()),
+    )
+    return _linked.get(
+        key,
+        lambda: organizer_data(
+            organizer, view.urls, image, single=view.single, translations=translations
+        ),
+    )
 
 
 def _json_ld(
