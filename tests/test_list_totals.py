@@ -14,7 +14,7 @@ from conftest import Api, api_for
 
 from calendar_rest.app import Application
 from calendar_rest.memo import Memo
-from calendar_rest.queries import archive
+from calendar_rest.queries import archive, statements
 from calendar_rest.queries.word_search import walks_words
 from calendar_rest.repository.schema import create_schema
 
@@ -42,8 +42,8 @@ def page(api: Api, query: str, as_: str | None = None) -> tuple[int, list[int]]:
     return body["total"], [event["id"] for event in body["events"]]
 
 
-def counts_in(statements: list[str]) -> int:
-    return sum(1 for sql in statements if COUNTING.search(sql))
+def counts_in(executed: list[str]) -> int:
+    return sum(1 for sql in executed if COUNTING.search(sql))
 
 
 def test_every_page_of_a_filter_shares_one_count_until_a_write(
@@ -110,7 +110,7 @@ def test_a_kept_total_is_never_another_callers(
 def test_a_filter_is_built_into_sql_once_per_reader(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Statements are kept by what decides them (``archive._built``): a repeated page
+    """Statements are kept by what decides them (``statements.built``): a repeated page
     builds nothing, even after a write; another reader's page is built for them."""
     add(api, "Kept statement", 3)
     add(api, "Drafted statement", 4, status="draft")
@@ -122,7 +122,7 @@ def test_a_filter_is_built_into_sql_once_per_reader(
         return original(*args, **kwargs)
 
     monkeypatch.setattr(archive, "archive_query", spied)
-    monkeypatch.setattr(archive, "_statements", Memo(16))  # none kept by other tests
+    monkeypatch.setattr(statements, "_statements", Memo(16))  # none kept by other tests
     query = "per_page=1"
     assert page(api, query) == (1, page(api, query)[1])
     assert built.count("page") == 1 and built.count("counting") >= 1

@@ -16,11 +16,11 @@ import typing as t
 
 import peewee as pw
 
-from ..memo import Memo
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
-from .counts import Statement, counted_rows
+from .counts import Statement
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .prepared import fetch
+from .statements import built, counted, reader
 from .visibility import listable
 from .word_search import every_word, walks_words
 
@@ -95,11 +95,11 @@ def archive_query(
     return Event.select().where(functools.reduce(operator.and_, conditions))
 
 
-def count_statement(filters: ArchiveFilters, user: User | None) -> Statement:
+def archive_count(filters: ArchiveFilters, user: User | None) -> Statement:
     """The statement whose rows are the archive's total (``counts.CountCache``)."""
-    return _built(
-        ("count", repr(filters), _reader(user)),
-        lambda: counted_rows(archive_query(filters, user, counting=True)),
+    return counted(
+        ("archive", repr(filters), reader(user)),
+        lambda: archive_query(filters, user, counting=True),
     )
 
 
@@ -117,7 +117,7 @@ def walks(
     if not filters.search_words:
         return False
     unsearched = dataclasses.replace(filters, search_words=[])
-    return walks_words(matches, count(count_statement(unsearched, user)), wanted)
+    return walks_words(matches, count(archive_count(unsearched, user)), wanted)
 
 
 def _first_of_series(conditions: list[pw.ColumnBase]) -> pw.ColumnBase:
@@ -200,8 +200,8 @@ def archive_page(
     """One page in TEC's order: start date, then ID (or by ``modified`` when asked).
 
     The filtered statement selects IDs only (served by the covering archive index,
-    and built once per filter: :func:`_built`); the rows then come from a prepared
-    look-up by primary key.
+    and built once per filter: ``statements.built``); the rows then come from a
+    prepared look-up by primary key.
     """
 
     def ordered_ids() -> pw.ModelSelect[Event]:
@@ -209,8 +209,8 @@ def archive_page(
         query = archive_query(filters, user, walk_words=walk).select(Event.id)
         return query.order_by(*order).limit(limit).offset(offset)
 
-    key = ("page", repr(filters), _reader(user), walk, limit, offset)
-    sql, params = _built(key, ordered_ids)
+    key = ("archive", repr(filters), reader(user), walk, limit, offset)
+    sql, params = built(key, ordered_ids)
     ids = [row[0] for row in Event._meta.database.execute_sql(sql, list(params)).fetchall()]
     if not ids:
         return []
@@ -224,24 +224,3 @@ def archive_page(
         )
     }
     return [rows[event_id] for event_id in ids if event_id in rows]
-
-
-#: archive statements already built. Building one costs Peewee more than running it,
-#: and what it builds depends only on the key (the filters, the reader's ID and role,
-#: the statement's kind and page, and the backend), never on the data.
-_statements: Memo[t.Hashable, Statement] = Memo(1024)
-
-
-def _built(key: tuple[t.Any, ...], build: t.Callable[[], pw.Query]) -> Statement:
-    """The SQL and parameters of ``build()``, built once per ``key`` and backend."""
-
-    def statement() -> Statement:
-        sql, params = build().sql()
-        return sql, tuple(params)
-
-    return _statements.get((type(Event._meta.database), *key), statement)
-
-
-def _reader(user: User | None) -> tuple[int, str] | None:
-    """What of the reader the archive's conditions depend on (``visibility``)."""
-    return None if user is None else (user.id, user.role)

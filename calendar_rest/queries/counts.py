@@ -29,15 +29,9 @@ class CountCache:
     def __init__(self, max_entries: int = 1024) -> None:
         self.totals: StampedLRU[Statement, int] = StampedLRU(max_entries)
 
-    def count(self, query: pw.ModelSelect[t.Any], generation: int | None) -> int:
-        """How many rows ``query`` selects; ``generation`` None (unknown) counts afresh."""
-        sql, params = counted_rows(query).sql()
-        return self.count_statement(query.model._meta.database, (sql, tuple(params)), generation)
-
-    def count_statement(
-        self, database: pw.Database, statement: Statement, generation: int | None
-    ) -> int:
-        """How many rows the built ``statement`` selects (see :func:`counted_rows`)."""
+    def count(self, database: pw.Database, statement: Statement, generation: int | None) -> int:
+        """How many rows the built ``statement`` selects (see :func:`counted_rows`);
+        ``generation`` None (unknown) counts afresh."""
         if generation is None:
             return count_rows(database, statement)
         try:

@@ -16,8 +16,10 @@ import typing as t
 import peewee as pw
 
 from ..models import Event, EventOrganizer, PostModel, User, Venue, could_exist
+from .counts import Statement
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .prepared import fetch
+from .statements import built, counted, reader, rows
 from .visibility import listable, readable
 from .word_search import every_word
 
@@ -110,15 +112,22 @@ def _linked_ids(model: type[PostModel], event_condition: pw.Expression) -> pw.Se
     )
 
 
+def linked_count(model: type[M], filters: LinkedFilters, user: User | None) -> Statement:
+    """The statement whose rows are the list's total (``counts.CountCache``)."""
+    key = (model.__name__, repr(filters), reader(user))
+    return counted(key, lambda: linked_archive_query(model, filters, user))
+
+
 def linked_page(
-    query: pw.ModelSelect[M],
-    model: type[M],
-    limit: int,
-    offset: int,
-    modified: ModifiedFilters | None = None,
+    model: type[M], filters: LinkedFilters, user: User | None, limit: int, offset: int
 ) -> list[M]:
     """One page, newest publication first, then highest ID (WordPress's default), or
     by ``modified`` when asked."""
-    order = list_order(model, modified, (model.date_utc.desc(), model.id.desc()))
-    ordered = query.order_by(*order)
-    return list(ordered.limit(limit).offset(offset))
+
+    def ordered() -> pw.ModelSelect[M]:
+        order = list_order(model, filters.modified, (model.date_utc.desc(), model.id.desc()))
+        query = linked_archive_query(model, filters, user).order_by(*order)
+        return query.limit(limit).offset(offset)
+
+    key = (model.__name__, repr(filters), reader(user), limit, offset)
+    return rows(model, built(key, ordered))

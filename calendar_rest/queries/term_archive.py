@@ -15,6 +15,8 @@ import operator
 import peewee as pw
 
 from ..models import EventTerm, Term
+from .counts import Statement
+from .statements import built, counted, rows
 
 #: ``orderby`` values WordPress knows, and the column each sorts by; ``include``,
 #: ``include_slugs`` and ``none`` are handled apart, anything else sorts by name
@@ -75,12 +77,19 @@ def term_query(filters: TermFilters) -> pw.ModelSelect[Term]:
     return Term.select().where(functools.reduce(operator.and_, conditions))
 
 
-def term_page(
-    query: pw.ModelSelect[Term], filters: TermFilters, limit: int, offset: int
-) -> list[Term]:
+def term_count(filters: TermFilters) -> Statement:
+    """The statement whose rows are the list's total (``counts.CountCache``)."""
+    return counted(("terms", repr(filters)), lambda: term_query(filters))
+
+
+def term_page(filters: TermFilters, limit: int, offset: int) -> list[Term]:
     """One page in the requested order; the ID breaks ties so pages never overlap."""
-    ordered = query.order_by(*order_clauses(filters))
-    return list(ordered.limit(limit).offset(offset))
+
+    def ordered() -> pw.ModelSelect[Term]:
+        query = term_query(filters).order_by(*order_clauses(filters))
+        return query.limit(limit).offset(offset)
+
+    return rows(Term, built(("terms", repr(filters), limit, offset), ordered))
 
 
 def order_clauses(filters: TermFilters) -> list[pw.Node]:

@@ -12,7 +12,6 @@ import dataclasses
 import datetime as dt
 import typing as t
 
-import peewee
 from marshmallow import Schema, ValidationError, missing
 
 from ..clock import Clock, utc_now
@@ -103,19 +102,14 @@ class Call:
     counts: CountCache | None = None
     generation: int | None = None
 
-    def total(self, query: peewee.ModelSelect[t.Any]) -> int:
-        """The exact number of records ``query`` selects, counted once per filter and
-        write generation (every page of a listing shares it: ``queries.counts``)."""
-        if self.counts is None:
-            return int(query.count())
-        return self.counts.count(query, self.generation)
-
-    def total_of(self, statement: Statement) -> int:
-        """:meth:`total` of a statement already built (``queries.counts.counted_rows``)."""
+    def total(self, statement: Statement) -> int:
+        """The exact number of rows a list's built ``statement`` selects, counted once
+        per filter and write generation (every page of a listing shares it:
+        ``queries.counts``)."""
         database = Event._meta.database
         if self.counts is None:
             return count_rows(database, statement)
-        return self.counts.count_statement(database, statement, self.generation)
+        return self.counts.count(database, statement, self.generation)
 
     def begin_write(self) -> None:
         """Mark the end of a write's checks: what follows writes.

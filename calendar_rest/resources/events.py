@@ -19,7 +19,7 @@ from ..permissions import (
     may_write_method,
     record_methods,
 )
-from ..queries.archive import archive_page, count_statement, walks
+from ..queries.archive import archive_count, archive_page, walks
 from ..queries.event_filters import ArchiveRequest, resolve_archive
 from ..queries.events import event_by_id, event_by_slug
 from ..queries.related import load_related
@@ -93,8 +93,8 @@ class Events(EventFeeds):
         """One page of a resolved archive (``/events`` or a series' occurrences)."""
         pager = Pager.from_args(args, self.settings)
         filters = archive.filters
-        total = call.total_of(count_statement(filters, call.user))
-        walk = walks(filters, call.user, total, pager.offset + pager.per_page, call.total_of)
+        total = call.total(archive_count(filters, call.user))
+        walk = walks(filters, call.user, total, pager.offset + pager.per_page, call.total)
         events = archive_page(filters, call.user, walk, pager.per_page, pager.offset)
         if pager.past_the_end(len(events)):
             raise RestError("event-archive-page-not-found", 404)

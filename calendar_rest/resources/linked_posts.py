@@ -24,7 +24,7 @@ from ..permissions import (
     may_write_method,
     record_methods,
 )
-from ..queries.linked import linked_archive_query, linked_by_id, linked_by_slug, linked_page
+from ..queries.linked import linked_by_id, linked_by_slug, linked_count, linked_page
 from ..queries.linked_filters import resolve_linked_archive
 from ..queries.posts import images_of
 from ..queries.translations import load_translations
@@ -97,11 +97,9 @@ class LinkedPosts(Resource):
             )
         )
         pager = Pager.from_args(args, self.settings)
-        query = linked_archive_query(self.model, archive.filters, call.user)
-        total = call.total(query)
-        records = linked_page(
-            query, self.model, pager.per_page, pager.offset, archive.filters.modified
-        )
+        filters = archive.filters
+        total = call.total(linked_count(self.model, filters, call.user))
+        records = linked_page(self.model, filters, call.user, pager.per_page, pager.offset)
         if pager.past_the_end(len(records)):
             raise RestError(f"{self.name}-archive-page-not-found", 404)
         images = images_of(records)

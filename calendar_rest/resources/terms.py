@@ -18,7 +18,7 @@ from ..errors import ParamErrors, RestError
 from ..markup import TERM_FIELDS, written_fields
 from ..models import Term, User
 from ..permissions import can_manage_terms
-from ..queries.term_archive import term_page, term_query
+from ..queries.term_archive import term_count, term_page
 from ..queries.term_filters import reference_errors, resolve_term_listing
 from ..queries.terms import category_ancestry, term_by_id
 from ..queries.translations import load_translations
@@ -76,9 +76,8 @@ class Terms(Resource):
         )
         listing = resolve_term_listing(self.taxonomy, args, call.params, call.language)
         pager = Pager.from_args(args, self.settings)
-        query = term_query(listing.filters)
-        total = call.total(query)
-        terms = term_page(query, listing.filters, pager.per_page, pager.offset)
+        total = call.total(term_count(listing.filters))
+        terms = term_page(listing.filters, pager.per_page, pager.offset)
         ancestry = category_ancestry(terms)
         translations = load_translations(terms, user=call.user)
         items = [term_object(term, call.urls, ancestry, translations) for term in terms]

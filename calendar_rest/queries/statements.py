@@ -1,0 +1,51 @@
+"""List statements built once, then run again with their parameters.
+
+Building the SQL of a filtered select costs Peewee more than the database needs to run
+it. What a list builds depends only on its resolved filters, the reader (ID and role,
+all that ``visibility`` looks at), the page and the backend, never on the data, so the
+SQL and parameters are kept under that key (``memo.py``) and no write makes them
+stale. The rows of a page become model instances through ``prepared.loader``.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+import peewee as pw
+
+from ..memo import Memo
+from ..models import Event, User
+from .counts import Statement, counted_rows
+from .prepared import loader
+
+M = t.TypeVar("M", bound=pw.Model)
+
+_statements: Memo[t.Hashable, Statement] = Memo(1024)
+
+
+def built(key: tuple[t.Any, ...], build: t.Callable[[], pw.Query]) -> Statement:
+    """The SQL and parameters of ``build()``, built once per ``key`` and backend; the
+    key must hold everything ``build`` reads."""
+
+    def statement() -> Statement:
+        sql, params = build().sql()
+        return sql, tuple(params)
+
+    return _statements.get((type(Event._meta.database), *key), statement)
+
+
+def counted(key: tuple[t.Any, ...], build: t.Callable[[], pw.ModelSelect[t.Any]]) -> Statement:
+    """:func:`built` for the rows a list's total counts (``counts.counted_rows``)."""
+    return built(("count", *key), lambda: counted_rows(build()))
+
+
+def reader(user: User | None) -> tuple[int, str] | None:
+    """What of the reader a list's conditions depend on (``visibility``)."""
+    return None if user is None else (user.id, user.role)
+
+
+def rows(model: type[M], statement: Statement) -> list[M]:
+    """Run a built select of ``model``'s columns; its rows as instances."""
+    sql, params = statement
+    make = loader(model)
+    return [make.make(row) for row in model._meta.database.execute_sql(sql, list(params))]
