@@ -12,7 +12,7 @@ import peewee as pw
 from ..cost import FREE_LABEL, CostInfo, cost_representation
 from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
 from ..memo import Memo
-from ..models import Attachment, Event, Organizer, Term
+from ..models import Attachment, Event, Organizer, Term, Venue
 from ..queries.loaded import Related
 from ..taxonomies import taxonomy_of
 from ..text import wpautop
@@ -152,51 +152,56 @@ def _row(record: pw.Model | None) -> tuple[tuple[str, t.Any], ...] | None:
     return None if record is None else tuple(record.__data__.items())
 
 
+Linked = t.TypeVar("Linked", Term, Venue, Organizer)
+
+
+def _kept(
+    record: Linked,
+    related: Related,
+    view: EventView,
+    render: t.Callable[[Linked, Attachment | None], dict[str, t.Any]],
+) -> dict[str, t.Any]:
+    """``render(record, image)``, from the memo when none of its inputs changed."""
+    image_id = getattr(record, "image_id", None)
+    image = related.images.get(image_id) if image_id else None
+    group = tuple(related.translations.of(record).items())
+    key = (type(record).__name__, view, _row(record), _row(image), group)
+    return _linked.get(key, lambda: render(record, image))
+
+
 def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: EventView) -> None:
-    urls, translations = view.urls, related.translations
+    urls, translations, single = view.urls, related.translations, view.single
     for term in related.terms.get(event.id, ()):
-        data[taxonomy_of(term.taxonomy).collection].append(_term(term, related, view))
+        embedded = _kept(
+            term, related, view, lambda record, _: embedded_term(record, urls, translations)
+        )
+        data[taxonomy_of(term.taxonomy).collection].append(embedded)
     venue = related.venues.get(event.venue_id) if event.venue_id else None
     if venue is not None:
-        image = related.images.get(venue.image_id) if venue.image_id else None
-        data["venue"] = _linked.get(
-            ("venue", view, _row(venue), _row(image), tuple(translations.of(venue).items())),
-            lambda: venue_data(
-                venue,
+        data["venue"] = _kept(
+            venue,
+            related,
+            view,
+            lambda record, image: venue_data(
+                record,
                 urls,
                 image,
-                single=view.single,
+                single=single,
                 geolocation=view.geolocation,
                 translations=translations,
             ),
         )
     data["organizer"] = [
-        _organizer(organizer, related, view) for organizer in related.organizers.get(event.id, ())
+        _kept(
+            organizer,
+            related,
+            view,
+            lambda record, image: organizer_data(
+                record, urls, image, single=single, translations=translations
+            ),
+        )
+        for organizer in related.organizers.get(event.id, ())
     ]
-
-
-def _term(term: Term, related: Related, view: EventView) -> dict[str, t.Any]:
-    translations = related.translations
-    key = ("term", view.urls, _row(term), tuple(translations.of(term).items()))
-    return _linked.get(key, lambda: embedded_term(term, view.urls, translations))
-
-
-def _organizer(organizer: Organizer, related: Related, view: EventView) -> dict[str, t.Any]:
-    image = related.images.get(organizer.image_id) if organizer.image_id else None
-    translations = related.translations
-    key = (
-        "organizer",
-        view,
-        _row(organizer),
-        _row(image),
-        tuple(translations.of(organizer).items()),
-    )
-    return _linked.get(
-        key,
-        lambda: organizer_data(
-            organizer, view.urls, image, single=view.single, translations=translations
-        ),
-    )
 
 
 def _json_ld(
