@@ -415,7 +415,8 @@ class Dispatcher:
             query=tuple(request.args.items(multi=True)),
             media_type=request.media_type,
             counts=self.counts,
-            generation=request.generation,
+            # a write reads what it has written: nothing counted before it may answer it
+            generation=request.generation if request.method in READ_METHODS else None,
         )
 
     def respond(self, request: Request, call: Call, target: Target) -> Response:

@@ -19,6 +19,9 @@ from calendar_rest.queries.word_search import walks_words
 from calendar_rest.repository.schema import create_schema
 
 COUNTING = re.compile(r"SELECT COUNT\(1\) FROM \(", re.IGNORECASE)
+#: whether a page's tables hold translations is counted the same way (once per write
+#: generation, ``queries.translations``): not a list's total
+TRANSLATIONS_CHECK = re.compile(r"translation_of\W* IS NOT NULL", re.IGNORECASE)
 PER_PAGE = 3
 
 
@@ -43,7 +46,7 @@ def page(api: Api, query: str, as_: str | None = None) -> tuple[int, list[int]]:
 
 
 def counts_in(executed: list[str]) -> int:
-    return sum(1 for sql in executed if COUNTING.search(sql))
+    return sum(1 for sql in executed if COUNTING.search(sql) and not TRANSLATIONS_CHECK.search(sql))
 
 
 def test_every_page_of_a_filter_shares_one_count_until_a_write(

@@ -156,6 +156,46 @@ def test_a_french_translation_joins_the_group_of_its_original(api: Api, kind: Ki
 
 
 @KIND
+def test_the_first_translation_shows_at_once_after_reads_that_found_none(
+    api: Api, kind: Kind
+) -> None:
+    """Reads learn, once per write generation, that a table holds no translation and
+    skip reading groups there; the write adding the first one, and every read after
+    it, must show the group."""
+    english = create(api, kind, "Concert")
+    alone = {"en": english["id"]}
+    assert read(api, kind, english["id"])["translations"] == alone
+    assert [item["translations"] for item in listed(api, kind)] == [alone]
+
+    french = create(api, kind, "Concert du soir", french=True, translation_of=english["id"])
+
+    group = {"en": english["id"], "fr": french["id"]}
+    assert french["translations"] == group
+    assert read(api, kind, english["id"])["translations"] == group
+    assert [item["translations"] for item in listed(api, kind)] == [group]
+    assert body_of(api.get(f"/{kind.collection}/{english['id']}"))["translations"] == group
+
+
+@pytest.mark.parametrize(
+    "kind", [VENUES, ORGANIZERS, CATEGORIES, TAGS], ids=lambda kind: kind.collection
+)
+def test_an_embedded_record_shows_its_first_translation_at_once(api: Api, kind: Kind) -> None:
+    linked = create(api, kind, "Linked")
+    field = {"venues": "venue", "organizers": "organizer"}.get(kind.collection, kind.collection)
+    event = create(
+        api, EVENTS, "Concert", **{field: linked["id"] if field == "venue" else [linked["id"]]}
+    )
+
+    def embedded() -> dict[str, int]:
+        shown = read(api, EVENTS, event["id"])[field]
+        return t.cast(dict[str, int], (shown if field == "venue" else shown[0])["translations"])
+
+    assert embedded() == {"en": linked["id"]}
+    french = create(api, kind, "Fiche", french=True, translation_of=linked["id"])
+    assert embedded() == {"en": linked["id"], "fr": french["id"]}
+
+
+@KIND
 def test_translation_of_is_accepted_with_i18n_language_on_the_default_root(
     api: Api, kind: Kind
 ) -> None:

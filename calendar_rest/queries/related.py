@@ -16,7 +16,7 @@ from ..permissions import can_read
 from .loaded import Related
 from .prepared import fetch
 from .series import series_lines
-from .translations import load_translations
+from .translations import Total, load_translations
 
 
 def _by_ids(model: type[t.Any], ids: list[int]) -> list[t.Any]:
@@ -57,12 +57,16 @@ def _linked_by_event(
 
 
 def load_related(
-    events: t.Sequence[Event], user: User | None, language: str | None = None
+    events: t.Sequence[Event],
+    user: User | None,
+    language: str | None = None,
+    total: Total | None = None,
 ) -> Related:
     """Venues, organizers, terms, images and every translation group of ``events`` in
     at most five queries, and at most two more when venues or organizers are shown in
     their ``language`` translation (see ``_in_language``). Only the venues and
-    organizers ``user`` may read are embedded."""
+    organizers ``user`` may read are embedded; ``total`` lets translations skip the
+    tables that hold none (``load_translations``)."""
     related = Related()
     if not events:
         return related
@@ -86,6 +90,7 @@ def load_related(
         (organizer for group in organizers.values() for organizer in group),
         (term for group in terms.values() for term in group),
         user=user,
+        total=total,
     )
     related.series = series_lines(events)
     if language is not None:

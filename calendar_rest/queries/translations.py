@@ -10,12 +10,19 @@ The SQL is prepared (``prepared.py``) per backend and shape; ID lists are padded
 power of two so that the number of shapes stays small. A group shows only the members
 the reader may read (terms have no status: every term is readable), and always the
 record itself.
+
+Most sites translate nothing. Whether the tables of a page hold any translation at all
+is one index read per table, counted once per write generation through the caller's
+``total`` (``Call.total``, the list totals' cache): while they hold none, a page needs
+no statement for its groups.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
+import operator
 import typing as t
 from collections import defaultdict
 
@@ -24,8 +31,13 @@ import peewee as pw
 from ..models import Term, Translatable, User, could_exist
 from ..permissions import can_read
 from ..taxonomies import Taxonomy
+from .counts import Statement
 from .loaded import GroupKey, Translations
 from .prepared import prepared_sql
+from .statements import built
+
+#: counts the rows a built statement selects, once per write generation (``Call.total``)
+Total = t.Callable[[Statement], int]
 
 
 @dataclasses.dataclass
@@ -39,9 +51,12 @@ class Member:
     status_before_trash: str | None
 
 
-def load_translations(*pages: t.Iterable[Translatable], user: User | None) -> Translations:
+def load_translations(
+    *pages: t.Iterable[Translatable], user: User | None, total: Total | None = None
+) -> Translations:
     """The groups of every record of ``pages`` (records of any translatable model), as
-    ``user`` may see them.
+    ``user`` may see them; with ``total``, none is read while no table of the page holds
+    a translation.
 
     Most records are translated into nothing: their group is themselves, which
     ``Translations.of`` answers unloaded. So the first statement asks only for the
@@ -52,7 +67,7 @@ def load_translations(*pages: t.Iterable[Translatable], user: User | None) -> Tr
     for record in records:
         roots[type(record)].add(record.translation_of or record.id)
     translations = Translations()
-    if not roots:
+    if not roots or (total is not None and not total(_any_member(roots))):
         return translations
     members: dict[GroupKey, list[Member]] = defaultdict(list)
     for model, root, member in _members(roots, with_roots=False):
@@ -82,6 +97,26 @@ def load_translations(*pages: t.Iterable[Translatable], user: User | None) -> Tr
         group[record.language] = record.id
         translations.groups[(type(record), record.id)] = dict(sorted(group.items()))
     return translations
+
+
+def _any_member(models: t.Iterable[type[Translatable]]) -> Statement:
+    """At most one row per table of ``models`` that holds a translation, off the
+    ``translation_of`` index: its count is 0 while none does, whatever their size."""
+    ordered = sorted(models, key=lambda model: model.__name__)
+
+    def build() -> pw.SelectBase:
+        selects = [
+            model.select(pw.SQL("1")).from_(
+                model.select(model.id)
+                .where(model.translation_of.is_null(False))
+                .limit(1)
+                .alias(f"any_{model.__name__.lower()}")
+            )
+            for model in ordered
+        ]
+        return functools.reduce(operator.add, selects)  # UNION ALL
+
+    return built(("any translation", *(model.__name__ for model in ordered)), build)
 
 
 def _member_of(record: Translatable) -> Member:

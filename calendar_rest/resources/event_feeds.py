@@ -113,7 +113,7 @@ class EventFeeds(Resource):
     ) -> bytes:
         """The VCALENDAR of ``units`` (each an event, or a master and its exceptions)."""
         events = [event for unit in units for event in unit]
-        related = load_related(events, call.user, call.language)
+        related = load_related(events, call.user, call.language, call.total)
         view = self.view(call)
         password, context = args.get("password"), args.get("context")
         items = []

@@ -98,7 +98,7 @@ class Events(EventFeeds):
         events = archive_page(filters, call.user, walk, pager.per_page, pager.offset)
         if pager.past_the_end(len(events)):
             raise RestError("event-archive-page-not-found", 404)
-        related = load_related(events, call.user, call.language)
+        related = load_related(events, call.user, call.language, call.total)
         view = self.view(call)
         items = [
             event_data(event, related, view, redact=self.redacted(event, call, args))
@@ -207,7 +207,7 @@ class Events(EventFeeds):
         )
 
     def represent(self, event: Event, call: Call, *, single: bool = False) -> dict[str, t.Any]:
-        related = load_related([event], call.user, call.language)
+        related = load_related([event], call.user, call.language, call.total)
         return event_data(event, related, self.view(call, single=single))
 
     @property

@@ -103,7 +103,7 @@ class LinkedPosts(Resource):
         if pager.past_the_end(len(records)):
             raise RestError(f"{self.name}-archive-page-not-found", 404)
         images = images_of(records)
-        translations = load_translations(records, user=call.user)
+        translations = load_translations(records, user=call.user, total=call.total)
         items = [
             linked_data(
                 record,
@@ -199,7 +199,7 @@ class LinkedPosts(Resource):
             record,
             call.urls,
             image,
-            load_translations([record], user=call.user),
+            load_translations([record], user=call.user, total=call.total),
             single=single,
             geolocation=self.settings.geolocation,
         )

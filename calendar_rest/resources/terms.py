@@ -79,7 +79,7 @@ class Terms(Resource):
         total = call.total(term_count(listing.filters))
         terms = term_page(listing.filters, pager.per_page, pager.offset)
         ancestry = category_ancestry(terms)
-        translations = load_translations(terms, user=call.user)
+        translations = load_translations(terms, user=call.user, total=call.total)
         items = [term_object(term, call.urls, ancestry, translations) for term in terms]
         key = self.taxonomy.collection
         return pager.reply(key, items, total, listing.echo, call.urls, call.query, terms_order=True)
@@ -122,7 +122,10 @@ class Terms(Resource):
         _, term = self.load_item(call, id)
         self.require(can_manage_terms(call.user, self.taxonomy), call.user)
         data = term_object(
-            term, call.urls, category_ancestry([term]), load_translations([term], user=call.user)
+            term,
+            call.urls,
+            category_ancestry([term]),
+            load_translations([term], user=call.user, total=call.total),
         )
         call.begin_write()
         delete_term(term, call.now)
@@ -166,7 +169,10 @@ class Terms(Resource):
 
     def single(self, term: Term, call: Call, status: int = 200) -> Reply:
         data = single_term_object(
-            term, call.urls, category_ancestry([term]), load_translations([term], user=call.user)
+            term,
+            call.urls,
+            category_ancestry([term]),
+            load_translations([term], user=call.user, total=call.total),
         )
         return Reply(data, status=status)
 
