@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import typing as t
 
+import orjson
+import pytest
 from conftest import Api
 
 from calendar_rest.memo import Memo
+from calendar_rest.wire import events as events_wire
 
 
 def test_a_memo_makes_each_value_once_and_drops_the_least_recently_used() -> None:
@@ -28,6 +31,46 @@ def test_a_memo_makes_each_value_once_and_drops_the_least_recently_used() -> Non
     memo.get("a", make("a"))
     memo.get("b", make("b"))
     assert made == ["a", "b", "c", "b"]
+
+
+def test_a_memo_bounded_by_weight_drops_the_least_recently_used_to_fit() -> None:
+    memo: Memo[str, str] = Memo(100, max_weight=10, weigh=len)
+    for value in ("aaaa", "bbbb", "cc"):
+        memo.get(value, lambda value=value: value)  # type: ignore[misc]
+    assert (len(memo), memo.weight) == (3, 10)
+    memo.get("a" * 4, lambda: "never made")  # kept: made no second time
+    memo.get("dddd", lambda: "dddd")  # "bbbb" was used least recently
+    assert (len(memo), memo.weight) == (3, 10)
+    made = memo.get("bbbb", lambda: "BBBB")
+    assert made == "BBBB"  # it was dropped, so made again
+    assert memo.weight <= 10
+
+
+def test_a_value_heavier_than_the_whole_bound_is_returned_but_not_kept() -> None:
+    memo: Memo[str, str] = Memo(100, max_weight=10, weigh=len)
+    memo.get("small", lambda: "ab")
+    assert memo.get("huge", lambda: "x" * 11) == "x" * 11
+    assert (len(memo), memo.weight) == (1, 2)
+    assert memo.get("huge", lambda: "again") == "again"
+
+
+def test_a_long_venue_description_does_not_grow_the_linked_memo_past_its_bound(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bounded: Memo[t.Hashable, dict[str, t.Any]] = Memo(
+        4096, max_weight=200_000, weigh=lambda value: len(orjson.dumps(value))
+    )
+    monkeypatch.setattr(events_wire, "_linked", bounded)
+    for number in range(8):
+        venue = api.post(
+            "/venues",
+            "administrator",
+            json={"venue": f"Hall {number}", "description": "long words " * 5_000},
+        )
+        api.create_event(title=f"Talk {number}", venue=venue.json["id"])  # type: ignore[index]
+        assert api.get("/events?per_page=50").status_code == 200
+    assert 0 < bounded.weight <= 200_000
+    assert len(bounded) < 8  # each venue weighs about 55 kB: not all of them fit
 
 
 def event_with_links(api: Api) -> dict[str, t.Any]:

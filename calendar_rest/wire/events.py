@@ -141,11 +141,17 @@ def _add_series(data: dict[str, t.Any], event: Event, related: Related) -> None:
     data["original_start_date"] = format_datetime(original) if original else None
 
 
+#: what the linked representations may hold, in bytes of their JSON, counted twice
+#: (each key holds the record's row, about as large as its representation): a venue's
+#: description can be long, and a count of entries alone would not bound the memory
+LINKED_MEMO_BYTES = 32 * 1024 * 1024
 #: representations of linked records, kept under everything they are made from (the
 #: view, the record's row, its image's row and its translation group): terms, venues
 #: and organizers recur from event to event and from page to page, and rendering them
 #: is most of an event's cost. Kept values are shared: never change one in place.
-_linked: Memo[t.Hashable, dict[str, t.Any]] = Memo(4096)
+_linked: Memo[t.Hashable, dict[str, t.Any]] = Memo(
+    4096, max_weight=LINKED_MEMO_BYTES, weigh=lambda value: 2 * len(orjson.dumps(value))
+)
 
 
 def _row(record: pw.Model | None) -> tuple[tuple[str, t.Any], ...] | None:
