@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
+import time
 import typing as t
 
 import pytest
@@ -14,7 +16,7 @@ from conftest import Api, api_for
 
 from calendar_rest.app import Application
 from calendar_rest.memo import Memo
-from calendar_rest.queries import archive, statements
+from calendar_rest.queries import archive, counts, statements
 from calendar_rest.queries.word_search import walks_words
 from calendar_rest.repository.schema import create_schema
 
@@ -135,6 +137,87 @@ def test_a_filter_is_built_into_sql_once_per_reader(
     assert built == []  # the total is counted again, from the statement already built
     assert page(api, query, as_="editor")[0] == 3  # the draft, for its own reader
     assert built.count("page") == 1
+
+
+STATEMENT = ("SELECT 1 FROM event WHERE status = ?", ("publish",))
+WAIT = 10.0  # bounds every wait below; none is reached when the code is right
+
+
+class BlockedCount:
+    """``count_rows`` that blocks until released, recording each call."""
+
+    def __init__(self, fail_first: bool = False) -> None:
+        self.calls = 0
+        self.fail_first = fail_first
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, database: t.Any, statement: counts.Statement) -> int:
+        self.calls += 1
+        first = self.calls == 1
+        self.entered.set()
+        assert self.release.wait(WAIT)
+        if first and self.fail_first:
+            raise RuntimeError("the first count fails")
+        return 42
+
+
+def in_threads(cache: counts.CountCache, number: int) -> tuple[list[threading.Thread], list[t.Any]]:
+    """``number`` started threads counting STATEMENT at generation 7, and the list
+    their totals (or errors) are added to as they finish."""
+    results: list[t.Any] = []
+    threads = []
+
+    def count() -> None:
+        try:
+            results.append(cache.count(None, STATEMENT, 7))  # type: ignore[arg-type]
+        except RuntimeError as exc:
+            results.append(exc)
+
+    for _ in range(number):
+        thread = threading.Thread(target=count, daemon=True)
+        thread.start()
+        threads.append(thread)
+    return threads, results
+
+
+def test_threads_that_miss_one_total_at_once_count_it_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    blocked = BlockedCount()
+    monkeypatch.setattr(counts, "count_rows", blocked)
+    cache = counts.CountCache()
+    leader, results = in_threads(cache, 1)
+    assert blocked.entered.wait(WAIT)
+    followers, follower_results = in_threads(cache, 5)
+    time.sleep(0.2)  # the followers reach the flight and wait on it
+    blocked.release.set()
+    for thread in leader + followers:
+        thread.join(WAIT)
+    assert results + follower_results == [42] * 6
+    assert blocked.calls == 1
+    assert cache.count(None, STATEMENT, 7) == 42  # type: ignore[arg-type]
+    assert blocked.calls == 1  # kept
+    assert cache.count(None, STATEMENT, 8) == 42  # type: ignore[arg-type]
+    assert blocked.calls == 2  # another generation: counted again
+
+
+def test_when_the_first_count_fails_the_waiting_threads_count_themselves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    blocked = BlockedCount(fail_first=True)
+    monkeypatch.setattr(counts, "count_rows", blocked)
+    cache = counts.CountCache()
+    leader, results = in_threads(cache, 1)
+    assert blocked.entered.wait(WAIT)
+    followers, follower_results = in_threads(cache, 3)
+    time.sleep(0.2)
+    blocked.release.set()
+    for thread in leader + followers:
+        thread.join(WAIT)
+    assert [type(result) for result in results] == [RuntimeError]
+    assert follower_results == [42] * 3
+    assert cache._flights == {}
 
 
 def test_walking_and_gathering_a_search_find_the_same_pages(api: Api) -> None:
