@@ -10,7 +10,7 @@ import pytest
 from conftest import Api
 
 from calendar_rest.memo import Memo
-from calendar_rest.wire import events as events_wire
+from calendar_rest.wire import kept as kept_wire
 
 
 def test_a_memo_makes_each_value_once_and_drops_the_least_recently_used() -> None:
@@ -60,7 +60,7 @@ def test_a_long_venue_description_does_not_grow_the_linked_memo_past_its_bound(
     bounded: Memo[t.Hashable, dict[str, t.Any]] = Memo(
         4096, max_weight=200_000, weigh=lambda value: len(orjson.dumps(value))
     )
-    monkeypatch.setattr(events_wire, "_linked", bounded)
+    monkeypatch.setattr(kept_wire, "_kept", bounded)
     for number in range(8):
         venue = api.post(
             "/venues",
@@ -118,3 +118,33 @@ def test_a_shared_representation_is_never_cut_down_by_fields(api: Api) -> None:
     again = t.cast(dict[str, t.Any], api.get("/events").json)["events"][0]
     assert (again["venue"], again["categories"]) == (whole["venue"], whole["categories"])
     assert len(again["venue"]) > 10
+
+
+@pytest.mark.parametrize("collection", ["venues", "organizers"])
+def test_a_listed_or_read_venue_or_organizer_shows_its_edit_at_once(
+    api: Api, collection: str
+) -> None:
+    name = collection[:-1]
+    created = api.post(f"/{collection}", "administrator", json={name: "Blue", "phone": "1"})
+    path = f"/{collection}/{created.json['id']}"  # type: ignore[index]
+    listed = api.get(f"/{collection}").json[collection][0]  # type: ignore[index]
+    assert "json_ld" not in listed
+    assert "json_ld" in api.get(path).json  # type: ignore[operator]  # shown alone
+    assert api.patch(path, "administrator", json={"phone": "2"}).status_code == 200
+    assert api.get(path).json["phone"] == "2"  # type: ignore[index]
+    assert api.get(f"/{collection}").json[collection][0]["phone"] == "2"  # type: ignore[index]
+    french = api.post(
+        f"/fr/calendar/events/v1/{collection}",
+        "administrator",
+        json={name: "Bleu", "translation_of": created.json["id"]},
+    )  # type: ignore[index]
+    group = {"en": created.json["id"], "fr": french.json["id"]}  # type: ignore[index]
+    assert api.get(path).json["translations"] == group  # type: ignore[index]
+
+
+def test_a_kept_venue_is_never_cut_down_by_fields_in_its_list(api: Api) -> None:
+    api.post("/venues", "administrator", json={"venue": "Blue Hall", "city": "Lyon"})
+    whole = t.cast(dict[str, t.Any], api.get("/venues").json)["venues"][0]
+    narrow = api.get("/venues?_fields=venue")
+    assert narrow.json["venues"][0] == {"venue": "Blue Hall"}  # type: ignore[index]
+    assert t.cast(dict[str, t.Any], api.get("/venues").json)["venues"][0] == whole

@@ -7,11 +7,9 @@ import re
 import typing as t
 
 import orjson
-import peewee as pw
 
 from ..cost import FREE_LABEL, CostInfo, cost_representation
 from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
-from ..memo import Memo
 from ..models import Attachment, Event, Organizer, Term, Venue
 from ..queries.loaded import Related
 from ..taxonomies import taxonomy_of
@@ -19,6 +17,7 @@ from ..text import wpautop
 from ..urls import Urls
 from .images import image_data
 from .json_ld import event_json_ld, organizer_json_ld, venue_json_ld
+from .kept import kept, row_of
 from .languages import add_language
 from .linked import organizer_data, venue_data
 from .terms import embedded_term
@@ -141,23 +140,6 @@ def _add_series(data: dict[str, t.Any], event: Event, related: Related) -> None:
     data["original_start_date"] = format_datetime(original) if original else None
 
 
-#: what the linked representations may hold, in bytes of their JSON, counted twice
-#: (each key holds the record's row, about as large as its representation): a venue's
-#: description can be long, and a count of entries alone would not bound the memory
-LINKED_MEMO_BYTES = 32 * 1024 * 1024
-#: representations of linked records, kept under everything they are made from (the
-#: view, the record's row, its image's row and its translation group): terms, venues
-#: and organizers recur from event to event and from page to page, and rendering them
-#: is most of an event's cost. Kept values are shared: never change one in place.
-_linked: Memo[t.Hashable, dict[str, t.Any]] = Memo(
-    4096, max_weight=LINKED_MEMO_BYTES, weigh=lambda value: 2 * len(orjson.dumps(value))
-)
-
-
-def _row(record: pw.Model | None) -> tuple[tuple[str, t.Any], ...] | None:
-    return None if record is None else tuple(record.__data__.items())
-
-
 Linked = t.TypeVar("Linked", Term, Venue, Organizer)
 
 
@@ -167,12 +149,12 @@ def _kept(
     view: EventView,
     render: t.Callable[[Linked, Attachment | None], dict[str, t.Any]],
 ) -> dict[str, t.Any]:
-    """``render(record, image)``, from the memo when none of its inputs changed."""
+    """``render(record, image)``, kept under everything it is made from (``kept.py``)."""
     image_id = getattr(record, "image_id", None)
     image = related.images.get(image_id) if image_id else None
     group = tuple(related.translations.of(record).items())
-    key = (type(record).__name__, view, _row(record), _row(image), group)
-    return _linked.get(key, lambda: render(record, image))
+    key = (type(record).__name__, view, row_of(record), row_of(image), group)
+    return kept(key, lambda: render(record, image))
 
 
 def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: EventView) -> None:

@@ -2,7 +2,8 @@
 
 The same shape is used standalone and embedded in events: empty values are dropped,
 venues then always get their map flags, and both always end with the global IDs, then
-the additive ``language`` and ``translations``.
+the additive ``language`` and ``translations``. A venue or organizer shown on its own
+(``linked_data``) is rendered once per content, as embedded ones are.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..text import wpautop
 from ..urls import Urls
 from .images import image_data
 from .json_ld import organizer_json_ld, venue_json_ld
+from .kept import kept, row_of
 from .languages import add_language
 
 
@@ -142,10 +144,22 @@ def linked_data(
     single: bool = False,
     geolocation: bool = True,
 ) -> dict[str, t.Any]:
-    """A venue or an organizer, whichever ``record`` is."""
-    if isinstance(record, Venue):
-        return venue_data(
-            record, urls, image, single=single, geolocation=geolocation, translations=translations
-        )
-    assert isinstance(record, Organizer)
-    return organizer_data(record, urls, image, single=single, translations=translations)
+    """A venue or an organizer, whichever ``record`` is, rendered once per content
+    (``kept.py``): the same record recurs from page to page."""
+
+    def render() -> dict[str, t.Any]:
+        if isinstance(record, Venue):
+            return venue_data(
+                record,
+                urls,
+                image,
+                single=single,
+                geolocation=geolocation,
+                translations=translations,
+            )
+        assert isinstance(record, Organizer)
+        return organizer_data(record, urls, image, single=single, translations=translations)
+
+    group = tuple(translations.of(record).items())
+    shown = (urls, single, geolocation)
+    return kept((type(record).__name__, shown, row_of(record), row_of(image), group), render)

@@ -1,0 +1,41 @@
+"""Representations of linked records, rendered once per content.
+
+Venues, organizers and terms recur from event to event, from page to page and from
+list to list, and rendering them is much of a read's cost. A representation is kept
+under a key that holds everything it is made from (the record's row, its image's row,
+its translation group and how it is shown), so an edit makes a new key and shows at
+once, and the old entry just ages out (``memo.py``). Kept values are shared between
+responses: nothing may change one in place.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+import orjson
+import peewee as pw
+
+from ..memo import Memo
+
+#: what the kept representations may hold, in bytes of their JSON, counted twice (each
+#: key holds the record's row, about as large as its representation): a venue's
+#: description can be long, and a count of entries alone would not bound the memory
+KEPT_BYTES = 32 * 1024 * 1024
+
+_kept: Memo[t.Hashable, dict[str, t.Any]] = Memo(
+    4096, max_weight=KEPT_BYTES, weigh=lambda value: 2 * len(orjson.dumps(value))
+)
+
+#: a record's stored values, as a key
+Row = tuple[tuple[str, t.Any], ...]
+
+
+def row_of(record: pw.Model | None) -> Row | None:
+    """Everything ``record`` holds, hashable (None for no record)."""
+    return None if record is None else tuple(record.__data__.items())
+
+
+def kept(key: t.Hashable, render: t.Callable[[], dict[str, t.Any]]) -> dict[str, t.Any]:
+    """``render()``, or what it made under the same ``key``, which must hold every input
+    ``render`` reads."""
+    return _kept.get(key, render)
