@@ -13,6 +13,7 @@ import peewee as pw
 from ..models import EventTerm, Term, could_exist
 from ..taxonomies import CATEGORIES, Taxonomy, taxonomy_of
 from ..text import slugify
+from .statements import built
 
 
 def term_by_id(taxonomy: Taxonomy, term_id: int) -> Term | None:
@@ -92,12 +93,13 @@ def category_ancestry(terms: t.Iterable[Term]) -> dict[int, tuple[int | None, st
     nested = any(term.parent_id and taxonomy_of(term.taxonomy).hierarchical for term in terms)
     if not nested:
         return {}
-    rows = t.cast(
-        "t.Iterable[tuple[int, int | None, str]]",
-        Term.select(Term.id, Term.parent, Term.slug)
-        .where(Term.taxonomy == CATEGORIES.name)
-        .tuples(),
+    sql, params = built(
+        ("category ancestry",),
+        lambda: Term.select(Term.id, Term.parent, Term.slug).where(
+            Term.taxonomy == CATEGORIES.name
+        ),
     )
+    rows = Term._meta.database.execute_sql(sql, list(params))
     return {term_id: (parent_id, slug) for term_id, parent_id, slug in rows}
 
 
