@@ -65,8 +65,8 @@ def load_related(
     """Venues, organizers, terms, images and every translation group of ``events`` in
     at most five queries, and at most two more when venues or organizers are shown in
     their ``language`` translation (see ``_in_language``). Only the venues and
-    organizers ``user`` may read are embedded; ``total`` lets translations skip the
-    tables that hold none (``load_translations``)."""
+    organizers ``user`` may read are embedded. With ``total``, no translation group is
+    read while none of the page's tables holds a translation (``load_translations``)."""
     related = Related()
     if not events:
         return related
