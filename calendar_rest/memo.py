@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 import typing as t
-from collections import OrderedDict
+
+from .lru import WeightedLRU
 
 K = t.TypeVar("K", bound=t.Hashable)
 V = t.TypeVar("V")
@@ -18,8 +19,8 @@ V = t.TypeVar("V")
 
 class Memo(t.Generic[K, V]):
     """At most ``max_entries`` values, and at most ``max_weight`` of their summed
-    ``weigh`` (none by default); the least recently used go first. A value heavier than
-    ``max_weight`` on its own is returned, not kept."""
+    ``weigh`` (none by default); the least recently used go first (``lru.py``). A value
+    heavier than ``max_weight`` on its own is returned, not kept."""
 
     def __init__(
         self,
@@ -27,39 +28,24 @@ class Memo(t.Generic[K, V]):
         max_weight: int | None = None,
         weigh: t.Callable[[V], int] | None = None,
     ) -> None:
-        self.max_entries = max_entries
-        self.max_weight = max_weight
-        self._weigh = weigh
-        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
-        self._weight = 0
+        self._entries: WeightedLRU[K, V] = WeightedLRU(max_entries, max_weight, weigh)
         self._lock = threading.Lock()
 
     def get(self, key: K, make: t.Callable[[], V]) -> V:
         """The value kept under ``key``, made (outside the lock) and kept if missing."""
         with self._lock:
             found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                return found[0]
+        if found is not None:
+            return found
         made = make()
-        weight = self._weigh(made) if self._weigh else 0
-        if self.max_weight is not None and weight > self.max_weight:
-            return made
         with self._lock:
-            replaced = self._entries.pop(key, None)
-            self._weight -= replaced[1] if replaced else 0
-            self._entries[key] = (made, weight)
-            self._weight += weight
-            while len(self._entries) > self.max_entries or (
-                self.max_weight is not None and self._weight > self.max_weight
-            ):
-                self._weight -= self._entries.popitem(last=False)[1][1]
+            self._entries.put(key, made)
         return made
 
     @property
     def weight(self) -> int:
         """The summed weight of the kept values."""
-        return self._weight
+        return self._entries.weight
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 import typing as t
-from collections import OrderedDict
+
+from .lru import WeightedLRU
 
 K = t.TypeVar("K", bound=t.Hashable)
 V = t.TypeVar("V")
@@ -18,7 +19,7 @@ V = t.TypeVar("V")
 
 class StampedLRU(t.Generic[K, V]):
     """At most ``max_entries`` values, and at most ``max_weight`` of their summed
-    ``weigh`` (none by default); the least recently used go first."""
+    ``weigh`` (none by default); the least recently used go first (``lru.py``)."""
 
     def __init__(
         self,
@@ -26,11 +27,9 @@ class StampedLRU(t.Generic[K, V]):
         max_weight: int | None = None,
         weigh: t.Callable[[V], int] | None = None,
     ) -> None:
-        self.max_entries = max_entries
-        self.max_weight = max_weight
-        self._weigh = weigh
-        self._entries: OrderedDict[K, tuple[int, V]] = OrderedDict()
-        self._weight = 0
+        self._entries: WeightedLRU[K, tuple[int, V]] = WeightedLRU(
+            max_entries, max_weight, (lambda entry: weigh(entry[1])) if weigh else None
+        )
         self._lock = threading.Lock()
 
     def get(self, key: K, generation: int) -> V | None:
@@ -39,27 +38,18 @@ class StampedLRU(t.Generic[K, V]):
             if entry is None:
                 return None
             if entry[0] != generation:
-                self._drop(key)
+                self._entries.pop(key)
                 return None
-            self._entries.move_to_end(key)
             return entry[1]
 
     def put(self, key: K, generation: int, value: V) -> None:
-        if self.max_entries < 1:
-            return
         with self._lock:
-            if key in self._entries:
-                self._drop(key)
-            self._entries[key] = (generation, value)
-            self._weight += self._weigh(value) if self._weigh else 0
-            while len(self._entries) > self.max_entries or (
-                self.max_weight is not None and self._weight > self.max_weight
-            ):
-                self._drop(next(iter(self._entries)))
+            self._entries.put(key, (generation, value))
 
-    def _drop(self, key: K) -> None:
-        _, value = self._entries.pop(key)
-        self._weight -= self._weigh(value) if self._weigh else 0
+    def values(self) -> list[V]:
+        """The kept values, whatever their generation."""
+        with self._lock:
+            return [value for _, value in self._entries.values()]
 
     def __len__(self) -> int:
         return len(self._entries)

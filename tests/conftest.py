@@ -32,6 +32,7 @@ from calendar_rest.app import Application  # noqa: E402
 from calendar_rest.auth import basic_header  # noqa: E402
 from calendar_rest.db import connect_database, login_store  # noqa: E402
 from calendar_rest.models import MODELS, ROLES, User, bind_models  # noqa: E402
+from calendar_rest.queries.counts import CountCache  # noqa: E402
 from calendar_rest.repository.schema import create_schema  # noqa: E402
 from calendar_rest.repository.site_state import ensure_counters  # noqa: E402
 from calendar_rest.repository.users import add_application_password  # noqa: E402
@@ -281,7 +282,7 @@ def sql_statements(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[st
     """Every SQL statement the app's database runs from now on (clear it between
     requests); the no-N+1 tests compare its length across page sizes, so list totals
     are counted on every request (``kept_totals`` spies on the kept ones)."""
-    monkeypatch.setattr(app.dispatcher.counts.totals, "max_entries", 0)
+    monkeypatch.setattr(app.dispatcher, "counts", CountCache(max_entries=0))
     return _spy_on_statements(app, monkeypatch)
 
 
