@@ -10,16 +10,15 @@ import orjson
 
 from ..cost import FREE_LABEL, CostInfo, cost_representation
 from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
-from ..models import Attachment, Event, Organizer, Term, Venue
+from ..models import Attachment, Event, Organizer, Venue
 from ..queries.loaded import Related
 from ..taxonomies import taxonomy_of
 from ..text import wpautop
 from ..urls import Urls
 from .images import image_data
 from .json_ld import event_json_ld, organizer_json_ld, venue_json_ld
-from .kept import kept, row_of
 from .languages import add_language
-from .linked import organizer_data, venue_data
+from .linked import linked_data
 from .terms import embedded_term
 
 #: a ``cost_details`` value that is a number (the others are labels such as "donation")
@@ -140,56 +139,29 @@ def _add_series(data: dict[str, t.Any], event: Event, related: Related) -> None:
     data["original_start_date"] = format_datetime(original) if original else None
 
 
-Linked = t.TypeVar("Linked", Term, Venue, Organizer)
-
-
-def _kept(
-    record: Linked,
-    related: Related,
-    view: EventView,
-    render: t.Callable[[Linked, Attachment | None], dict[str, t.Any]],
-) -> dict[str, t.Any]:
-    """``render(record, image)``, kept under everything it is made from (``kept.py``)."""
-    image_id = getattr(record, "image_id", None)
-    image = related.images.get(image_id) if image_id else None
-    group = tuple(related.translations.of(record).items())
-    key = (type(record).__name__, view, row_of(record), row_of(image), group)
-    return kept(key, lambda: render(record, image))
-
-
 def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: EventView) -> None:
-    urls, translations, single = view.urls, related.translations, view.single
-    for term in related.terms.get(event.id, ()):
-        embedded = _kept(
-            term, related, view, lambda record, _: embedded_term(record, urls, translations)
+    """Terms, venue and organizers as the event embeds them; each is rendered once per
+    content (``kept.py``), as its own routes show it."""
+    urls, translations = view.urls, related.translations
+
+    def shown(record: Venue | Organizer) -> dict[str, t.Any]:
+        image = related.images.get(record.image_id) if record.image_id else None
+        return linked_data(
+            record,
+            urls,
+            image,
+            translations,
+            single=view.single,
+            geolocation=view.geolocation,
         )
+
+    for term in related.terms.get(event.id, ()):
+        embedded = embedded_term(term, urls, translations)
         data[taxonomy_of(term.taxonomy).collection].append(embedded)
     venue = related.venues.get(event.venue_id) if event.venue_id else None
     if venue is not None:
-        data["venue"] = _kept(
-            venue,
-            related,
-            view,
-            lambda record, image: venue_data(
-                record,
-                urls,
-                image,
-                single=single,
-                geolocation=view.geolocation,
-                translations=translations,
-            ),
-        )
-    data["organizer"] = [
-        _kept(
-            organizer,
-            related,
-            view,
-            lambda record, image: organizer_data(
-                record, urls, image, single=single, translations=translations
-            ),
-        )
-        for organizer in related.organizers.get(event.id, ())
-    ]
+        data["venue"] = shown(venue)
+    data["organizer"] = [shown(organizer) for organizer in related.organizers.get(event.id, ())]
 
 
 def _json_ld(

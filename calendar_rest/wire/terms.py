@@ -8,6 +8,7 @@ from ..models import Term
 from ..queries.loaded import Translations
 from ..taxonomies import taxonomy_of
 from ..urls import Urls
+from .kept import kept, row_of
 from .languages import add_language
 
 
@@ -20,6 +21,13 @@ def term_urls(term: Term, urls: Urls) -> dict[str, str]:
 
 
 def embedded_term(term: Term, urls: Urls, translations: Translations) -> dict[str, t.Any]:
+    """The term as an event embeds it, rendered once per content (``kept.py``): the same
+    terms recur from event to event."""
+    group = tuple(translations.of(term).items())
+    return kept(("Term", urls, row_of(term), group), lambda: _embedded(term, urls, translations))
+
+
+def _embedded(term: Term, urls: Urls, translations: Translations) -> dict[str, t.Any]:
     data: dict[str, t.Any] = {
         "name": term.name,
         "slug": term.slug,
