@@ -114,7 +114,7 @@ def _any_member(models: t.Iterable[type[Translatable]]) -> Statement:
             )
             for model in ordered
         ]
-        return functools.reduce(operator.add, selects)  # UNION ALL
+        return _union_all(selects)
 
     return built(("any translation", *(model.__name__ for model in ordered)), build)
 
@@ -202,10 +202,12 @@ def _union(
             *([model.id.in_(_members_of(model, ids[model]))] if with_members else []),
         )
     ]
-    union: pw.SelectBase = selects[0]
-    for select in selects[1:]:
-        union = union + select  # UNION ALL
-    return union
+    return _union_all(selects)
+
+
+def _union_all(selects: t.Sequence[pw.SelectBase]) -> pw.SelectBase:
+    """``selects`` as one ``UNION ALL`` (Peewee's ``+``)."""
+    return functools.reduce(operator.add, selects)
 
 
 def translatable_by_id(
