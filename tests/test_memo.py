@@ -60,7 +60,7 @@ def test_a_long_venue_description_does_not_grow_the_linked_memo_past_its_bound(
     bounded: Memo[t.Hashable, dict[str, t.Any]] = Memo(
         4096, max_weight=200_000, weigh=lambda value: len(orjson.dumps(value))
     )
-    monkeypatch.setattr(kept_wire, "_kept", bounded)
+    monkeypatch.setattr(kept_wire, "LINKED", bounded)
     for number in range(8):
         venue = api.post(
             "/venues",
@@ -92,6 +92,8 @@ def test_an_embedded_record_shows_its_edit_at_once(api: Api) -> None:
     assert (
         api.patch(f"/venues/{venue_id}", "administrator", json={"city": "Nice"}).status_code == 200
     )
+    json_ld = api.get(path).json["json_ld"]  # type: ignore[index]  # kept apart, made of them too
+    assert json_ld["location"]["address"]["addressLocality"] == "Nice"
     organizer_id = event["organizer"][0]["id"]
     renamed = {"organizer": "Ana B."}
     assert (
@@ -106,8 +108,33 @@ def test_an_embedded_record_shows_its_edit_at_once(api: Api) -> None:
     assert body["venue"]["city"] == "Nice"
     assert body["organizer"][0]["organizer"] == "Ana B."
     assert body["categories"][0]["name"] == "Jazz 2"
+    assert body["json_ld"]["organizer"]["name"] == "Ana B."  # one organizer: not a list
     listed = t.cast(dict[str, t.Any], api.get("/events").json)["events"][0]
     assert (listed["venue"]["city"], listed["categories"][0]["name"]) == ("Nice", "Jazz 2")
+
+
+def test_an_event_shows_its_own_edit_at_once_in_its_read_and_its_list(api: Api) -> None:
+    event = api.create_event(title="Before", description="Old words", cost="10")
+    path = f"/events/{event['id']}"
+    assert api.get(path).json["title"] == "Before"  # type: ignore[index]
+    assert api.get("/events").json["events"][0]["title"] == "Before"  # type: ignore[index]
+    edit = {"title": "After", "description": "New words", "cost": "12"}
+    assert api.patch(path, "administrator", json=edit).status_code == 200
+    for shown in (api.get(path).json, api.get("/events").json["events"][0]):  # type: ignore[index]
+        assert (shown["title"], shown["cost"]) == ("After", "$12")  # type: ignore[index]
+        assert shown["description"] == "<p>New words</p>"  # type: ignore[index]
+
+
+def test_a_kept_event_is_never_changed_by_what_one_response_adds_to_it(api: Api) -> None:
+    """The kept fields are shared: the links, JSON-LD and language each response adds
+    go into its own copy, so reading an event again shows it the same."""
+    event = event_with_links(api)
+    path = f"/events/{event['id']}"
+    first = (api.get(path).json, api.get("/events").json)
+    again = (api.get(path).json, api.get("/events").json)
+    assert again == first
+    assert [term["name"] for term in again[0]["categories"]] == ["Jazz"]  # type: ignore[index]
+    assert "json_ld" not in again[1]["events"][0]  # type: ignore[index]
 
 
 def test_a_shared_representation_is_never_cut_down_by_fields(api: Api) -> None:

@@ -17,6 +17,7 @@ from ..text import wpautop
 from ..urls import Urls
 from .images import image_data
 from .json_ld import event_json_ld, organizer_json_ld, venue_json_ld
+from .kept import kept_event, row_of
 from .languages import add_language
 from .linked import linked_data
 from .terms import embedded_term
@@ -72,10 +73,34 @@ def event_data(
     event: Event, related: Related, view: EventView, *, redact: bool = False
 ) -> dict[str, t.Any]:
     """One event as the wire shows it; ``redact`` hides password-protected content
-    (not ``language``/``translations``, which say nothing of the content)."""
+    (not ``language``/``translations``, which say nothing of the content).
+
+    The event's own fields are rendered once per content (``kept.py``): a read after a
+    write re-renders the records it changed, not every event on the page. What it
+    embeds is kept on its own, as its own routes show it.
+    """
+    image = related.images.get(event.image_id) if event.image_id else None
+    own = kept_event(
+        ("Event", view, row_of(event), row_of(image), redact),
+        lambda: _own_fields(event, image, view, redact=redact),
+    )
+    data = dict(own)  # the kept fields are shared: only this copy is added to
+    if not redact:
+        _add_links(data, event, related, view)
+        if view.single:
+            data["json_ld"] = _json_ld(event, related, view, image, own)
+    _add_series(data, event, related)
+    add_language(data, event, related.translations)
+    return data
+
+
+def _own_fields(
+    event: Event, image: Attachment | None, view: EventView, *, redact: bool
+) -> dict[str, t.Any]:
+    """The fields made from the event's row and image alone, in TEC's order, with
+    empty places for what it embeds."""
     urls = view.urls
     permalink = urls.permalink("event", event.id, event.slug, event.status, event.language)
-    image = related.images.get(event.image_id) if event.image_id else None
     stored = CostInfo(
         tuple(orjson.loads(event.cost)), event.currency_symbol, event.currency_position
     )
@@ -120,12 +145,6 @@ def event_data(
     }
     if redact:
         data.update(REDACTED)
-    else:
-        _add_links(data, event, related, view)
-        if view.single:
-            data["json_ld"] = _json_ld(event, related, view, permalink, image, cost_details)
-    _add_series(data, event, related)
-    add_language(data, event, related.translations)
     return data
 
 
@@ -155,9 +174,11 @@ def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: Eve
             geolocation=view.geolocation,
         )
 
+    terms: dict[str, list[dict[str, t.Any]]] = {"categories": [], "tags": []}
     for term in related.terms.get(event.id, ()):
         embedded = embedded_term(term, urls, translations)
-        data[taxonomy_of(term.taxonomy).collection].append(embedded)
+        terms[taxonomy_of(term.taxonomy).collection].append(embedded)
+    data.update(terms)
     venue = related.venues.get(event.venue_id) if event.venue_id else None
     if venue is not None:
         data["venue"] = shown(venue)
@@ -165,26 +186,40 @@ def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: Eve
 
 
 def _json_ld(
+    event: Event, related: Related, view: EventView, image: Attachment | None, own: dict[str, t.Any]
+) -> dict[str, t.Any]:
+    """The single read's JSON-LD, kept under every row it is made from."""
+    venue = related.venues.get(event.venue_id) if event.venue_id else None
+    organizers = related.organizers.get(event.id, ())
+    key = (
+        "EventJsonLd",
+        view,
+        row_of(event),
+        row_of(image),
+        row_of(venue),
+        tuple(row_of(organizer) for organizer in organizers),
+    )
+    return kept_event(key, lambda: _render_json_ld(event, venue, organizers, view, image, own))
+
+
+def _render_json_ld(
     event: Event,
-    related: Related,
+    venue: Venue | None,
+    organizers: t.Iterable[Organizer],
     view: EventView,
-    permalink: str,
     image: Attachment | None,
-    cost_details: dict[str, t.Any],
+    own: dict[str, t.Any],
 ) -> dict[str, t.Any]:
     zone = resolve_timezone(event.timezone)
-    venue = related.venues.get(event.venue_id) if event.venue_id else None
-    values = [value for value in cost_details["values"] if NUMERIC.fullmatch(value)]
+    values = [value for value in own["cost_details"]["values"] if NUMERIC.fullmatch(value)]
     return event_json_ld(
         event,
-        url=permalink,
+        url=own["url"],
         start=iso8601(event.start_local, zone),
         end=iso8601(event.end_local, zone),
         image=image,
         venue=venue_json_ld(venue, None, geolocation=view.geolocation) if venue else None,
-        organizers=[
-            organizer_json_ld(organizer, None) for organizer in related.organizers.get(event.id, ())
-        ],
+        organizers=[organizer_json_ld(organizer, None) for organizer in organizers],
         price=values[0] if values else None,
         currency_code=view.default_currency_code,
     )

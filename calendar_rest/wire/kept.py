@@ -17,14 +17,21 @@ import peewee as pw
 
 from ..memo import Memo
 
-#: what the kept representations may hold, in bytes of their JSON, counted twice (each
-#: key holds the record's row, about as large as its representation): a venue's
-#: description can be long, and a count of entries alone would not bound the memory
+#: what each memo may hold, in bytes of its JSON, counted twice (each key holds the
+#: record's row, about as large as its representation): a venue's description can be
+#: long, and a count of entries alone would not bound the memory
 KEPT_BYTES = 32 * 1024 * 1024
 
-_kept: Memo[t.Hashable, dict[str, t.Any]] = Memo(
-    4096, max_weight=KEPT_BYTES, weigh=lambda value: 2 * len(orjson.dumps(value))
-)
+
+def _weigh(value: dict[str, t.Any]) -> int:
+    return 2 * len(orjson.dumps(value))
+
+
+#: venues, organizers and terms: few, and shown again and again
+LINKED: Memo[t.Hashable, dict[str, t.Any]] = Memo(4096, max_weight=KEPT_BYTES, weigh=_weigh)
+#: events (their own fields, and a single read's JSON-LD): many, so they have a memo of
+#: their own, where reading a long list of them never drops a venue or a term
+EVENTS: Memo[t.Hashable, dict[str, t.Any]] = Memo(8192, max_weight=KEPT_BYTES, weigh=_weigh)
 
 #: a record's stored values, as a key
 Row = tuple[tuple[str, t.Any], ...]
@@ -36,6 +43,11 @@ def row_of(record: pw.Model | None) -> Row | None:
 
 
 def kept(key: t.Hashable, render: t.Callable[[], dict[str, t.Any]]) -> dict[str, t.Any]:
-    """``render()``, or what it made under the same ``key``, which must hold every input
-    ``render`` reads."""
-    return _kept.get(key, render)
+    """A venue's, organizer's or term's ``render()``, or what it made under the same
+    ``key``, which must hold every input ``render`` reads."""
+    return LINKED.get(key, render)
+
+
+def kept_event(key: t.Hashable, render: t.Callable[[], dict[str, t.Any]]) -> dict[str, t.Any]:
+    """The same as :func:`kept`, for what is made of an event (:data:`EVENTS`)."""
+    return EVENTS.get(key, render)
