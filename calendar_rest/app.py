@@ -18,7 +18,15 @@ import typing as t
 import peewee
 
 from . import models
-from .cache import CACHE_HEADER, HIT, ReadCache, forget_lookup, lookup_outcome, request_key
+from .cache import (
+    CACHE_HEADER,
+    HIT,
+    CachedResponse,
+    ReadCache,
+    forget_lookup,
+    lookup_outcome,
+    request_key,
+)
 from .clock import SYSTEM_CLOCK, Clock
 from .conditional import environ_not_modified, header_of, validators_of
 from .cors import SAFE_METHODS, CorsPolicy
@@ -105,41 +113,53 @@ class Application:
     ) -> t.Iterable[bytes]:
         stamp = self.router is not None
         forget_lookup()
-        try:
-            with self.database.connection_context():
+        with contextlib.ExitStack() as held:  # one connection, from the generation read on
+            try:
+                held.enter_context(self.database.connection_context())
                 current = seen if seen is not None else self.publisher.catch_up(generation())
                 if self.cache is not None and cache_key and "HTTP_AUTHORIZATION" not in environ:
                     hit = self.cache.peek(self.cache.key(cache_key, 0), current)
                     if hit is not None:  # anonymous hit: no routing, no request object
-                        vary = header_of(hit.headers, "Vary")
-                        if environ_not_modified(environ, hit.headers):  # the copy is current
-                            headers = [*validators_of(hit.headers), (CACHE_HEADER, HIT)]
-                            sent = self.sent_headers(environ, vary)
-                            start_response("304 Not Modified", headers + sent)
-                            return []
-                        own = [header for header in hit.headers if header[0] != "Vary"]
-                        own.append((CACHE_HEADER, HIT))
-                        if stamp:
-                            own.append((GENERATION_HEADER, str(current)))
-                        start_response("200 OK", [*own, *self.sent_headers(environ, vary)])
-                        return [hit.body]
-        except Exception:  # noqa: BLE001 - unreachable or uninitialised database
-            request = self.request(environ, cache_key, 0)
-            log.exception("could not read the database before %s %s", request.method, request.path)
-            error = RestError("rest_internal_error", 500)
-            response = self.dispatcher.error_response(error, request)
-        else:
-            request = self.request(environ, cache_key, current)
-            with self.gated(environ):
-                response = self.dispatcher.handle(request)
-            if stamp:  # what it saw, or what its write produced
-                response.headers[GENERATION_HEADER] = str(request.generation)
-            outcome = lookup_outcome()  # the dispatcher's lookup, after it stored its entry
-            if outcome is not None:
-                response.headers[CACHE_HEADER] = outcome
+                        return self.answer_hit(environ, start_response, hit, current)
+            except Exception:  # noqa: BLE001 - unreachable or uninitialised database
+                request = self.request(environ, cache_key, 0)
+                log.exception(
+                    "could not read the database before %s %s", request.method, request.path
+                )
+                error = RestError("rest_internal_error", 500)
+                response = self.dispatcher.error_response(error, request)
+            else:
+                request = self.request(environ, cache_key, current)
+                with self.gated(environ):
+                    response = self.dispatcher.handle(request)
+                if stamp:  # what it saw, or what its write produced
+                    response.headers[GENERATION_HEADER] = str(request.generation)
+                outcome = lookup_outcome()  # the dispatcher's lookup, after it stored its entry
+                if outcome is not None:
+                    response.headers[CACHE_HEADER] = outcome
         vary = response.headers.pop("Vary", None)
         response.headers.extend(self.sent_headers(environ, vary))
         return response(environ, start_response)
+
+    def answer_hit(
+        self,
+        environ: WSGIEnvironment,
+        start_response: StartResponse,
+        hit: CachedResponse,
+        current: int,
+    ) -> t.Iterable[bytes]:
+        """An anonymous cache hit, or its 304, with no routing and no request object."""
+        vary = header_of(hit.headers, "Vary")
+        if environ_not_modified(environ, hit.headers):  # the client's copy is current
+            headers = [*validators_of(hit.headers), (CACHE_HEADER, HIT)]
+            start_response("304 Not Modified", headers + self.sent_headers(environ, vary))
+            return []
+        own = [header for header in hit.headers if header[0] != "Vary"]
+        own.append((CACHE_HEADER, HIT))
+        if self.router is not None:
+            own.append((GENERATION_HEADER, str(current)))
+        start_response("200 OK", [*own, *self.sent_headers(environ, vary)])
+        return [hit.body]
 
     def gated(self, environ: WSGIEnvironment) -> t.ContextManager[object]:
         """The read gate for a read that goes down the pipeline (``read_gate``)."""

@@ -108,8 +108,11 @@ def not_modified(
     it, and only where the 200 has a ``Last-Modified``."""
     if if_none_match is not None:
         return matches_weakly(if_none_match, etag)
-    since, changed = _date(if_modified_since), _date(modified)
-    return since is not None and changed is not None and changed <= since
+    since = _date(if_modified_since)
+    if since is None:  # most requests: no date to parse on either side
+        return False
+    changed = _date(modified)
+    return changed is not None and changed <= since
 
 
 def header_of(headers: t.Iterable[tuple[str, str]], name: str) -> str | None:

@@ -17,6 +17,23 @@ K = t.TypeVar("K", bound=t.Hashable)
 V = t.TypeVar("V")
 
 
+class _Hashed:
+    """A key whose hash is computed once: a memo's keys are large tuples (a record's
+    whole row), and a lookup hashes its key up to four times."""
+
+    __slots__ = ("key", "hash")
+
+    def __init__(self, key: t.Hashable) -> None:
+        self.key = key
+        self.hash = hash(key)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Hashed) and self.hash == other.hash and self.key == other.key
+
+
 class Memo(t.Generic[K, V]):
     """At most ``max_entries`` values, and at most ``max_weight`` of their summed
     ``weigh`` (none by default); the least recently used go first (``lru.py``). A value
@@ -28,18 +45,19 @@ class Memo(t.Generic[K, V]):
         max_weight: int | None = None,
         weigh: t.Callable[[V], int] | None = None,
     ) -> None:
-        self._entries: WeightedLRU[K, V] = WeightedLRU(max_entries, max_weight, weigh)
+        self._entries: WeightedLRU[_Hashed, V] = WeightedLRU(max_entries, max_weight, weigh)
         self._lock = threading.Lock()
 
     def get(self, key: K, make: t.Callable[[], V]) -> V:
         """The value kept under ``key``, made (outside the lock) and kept if missing."""
+        hashed = _Hashed(key)
         with self._lock:
-            found = self._entries.get(key)
+            found = self._entries.get(hashed)
         if found is not None:
             return found
         made = make()
         with self._lock:
-            self._entries.put(key, made)
+            self._entries.put(hashed, made)
         return made
 
     @property

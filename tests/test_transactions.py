@@ -169,3 +169,26 @@ def test_concurrent_creates_with_the_same_title_get_distinct_slugs(
     assert len(slugs) == total
     assert "jazz-night" in slugs
     assert row_counts(app)["Event"] == total
+
+
+@pytest.mark.parametrize("method", ["GET", "PATCH"])
+def test_a_request_takes_one_connection_from_the_pool(
+    api: Api, app: Application, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """The connection that read the write generation serves the whole request: a
+    read, and the checks and the transaction of a write."""
+    event = api.create_event(title="Pooled")
+    opened: list[object] = []
+    connect = app.database.connect
+
+    def counted(*args: t.Any, **kwargs: t.Any) -> t.Any:
+        opened.append(None)
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(app.database, "connect", counted)
+    path = f"/events/{event['id']}"
+    if method == "GET":
+        assert api.get(path).status_code == 200
+    else:
+        assert api.patch(path, "administrator", json={"title": "Pooled again"}).status_code == 200
+    assert len(opened) == 1
