@@ -84,9 +84,10 @@ class ReadRouter:
         in this thread."""
         for replica in self.usable():
             try:
-                seen = self.read_generation(replica.database)
-                if seen < minimum or (accept is not None and not accept(seen)):
-                    continue
+                with self.database.route(replica.database), self.database.connection_context():
+                    seen = generation()
+                    if seen < minimum or (accept is not None and not accept(seen)):
+                        continue
             except UNREACHABLE:
                 self.mark_down(replica)
                 continue
