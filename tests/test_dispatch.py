@@ -4,16 +4,21 @@ request is answered by that one mechanism."""
 from __future__ import annotations
 
 import re
+import typing as t
 from pathlib import Path
 
 import pytest
 from conftest import Api, assert_wp_error
+from marshmallow import Schema
 from werkzeug.test import Client
 
 from calendar_rest import create_app
 from calendar_rest.app import Application
-from calendar_rest.resources import RESOURCE_CLASSES
+from calendar_rest.resources import RESOURCE_CLASSES, base
+from calendar_rest.resources.base import Arguments
 from calendar_rest.routes import ROUTES, route_table
+from calendar_rest.schemas import validate
+from calendar_rest.schemas.events import EventArchiveArgs
 
 
 def test_every_route_and_method_of_the_table_has_a_bound_responder(app: Application) -> None:
@@ -78,3 +83,25 @@ def test_a_database_without_its_schema_answers_a_json_error_not_a_traceback(
         response = Client(app).open("/calendar/events/v1/events", method=method)
         assert_wp_error(response, 500, "rest_internal_error")
     assert "could not read the database" in caplog.text
+
+
+def test_a_read_without_parameters_reuses_its_defaults_but_never_shares_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What an argument set makes of no parameters is validated once per schema; each
+    request still gets its own dictionary to change."""
+    validated: list[t.Mapping[str, object]] = []
+
+    def counted(schema: Schema, params: t.Mapping[str, object]) -> dict[str, object]:
+        validated.append(params)
+        return validate(schema, params)
+
+    monkeypatch.setattr(base, "validate", counted)
+    schema = EventArchiveArgs()
+    for _ in range(3):
+        arguments = Arguments.load(schema, {})
+        assert arguments.valid["page"] == 1 and not arguments.errors
+        arguments.valid["page"] = 7  # a responder may change its own copy
+    assert validated == [{}]
+    assert Arguments.load(schema, {"page": "x"}).errors  # parameters are still validated
+    assert len(validated) == 2

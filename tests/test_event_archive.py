@@ -934,6 +934,38 @@ def test_the_number_of_sql_statements_does_not_grow_with_per_page(
     assert counts[40] <= 12, statements
 
 
+def test_a_single_event_is_read_with_its_venue_and_revision_in_one_statement(
+    api: Api, kept_totals: list[str]
+) -> None:
+    """After the generation, a single read takes the event with its venue and
+    revision, then its organizers, then its terms: three statements (once the
+    generation's totals are kept), and its ``ETag`` still changes with every write."""
+    sql_statements = kept_totals
+    event_id = add(
+        api,
+        "Linked",
+        at(10),
+        venue={"venue": "Hall"},
+        organizer=[{"organizer": "Org"}],
+        categories=["Cat"],
+        tags=["tag"],
+    )
+    api.get(f"/events/{event_id}")  # reads the next publication date and totals too
+    sql_statements.clear()
+    first = api.get(f"/events/{event_id}")
+    body = first.json
+    assert body["venue"]["venue"] == "Hall" and body["organizer"][0]["organizer"] == "Org"
+    assert [term["name"] for term in body["categories"] + body["tags"]] == ["Cat", "tag"]
+    reads = [sql for sql in sql_statements if "site_state" not in sql]
+    assert len(reads) == 3, reads
+    assert re.search(r'FROM [`"]event[`"].*JOIN [`"]venue[`"]', reads[0]), reads[0]
+    assert "change_entry" in reads[0], reads[0]
+    api.post(f"/events/{event_id}", "administrator", json={"title": "Linked"})  # same body
+    second = api.get(f"/events/{event_id}")
+    assert second.get_data() == first.get_data()
+    assert second.headers["ETag"] != first.headers["ETag"]
+
+
 def _representative_filters() -> list[tuple[str, dict[str, t.Any]]]:
     now = dt.datetime(2027, 3, 1)
     week = dt.timedelta(days=7)

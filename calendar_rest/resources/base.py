@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import typing as t
+import weakref
 
 from marshmallow import Schema, ValidationError, missing
 
@@ -26,6 +27,10 @@ from ..settings import Settings
 from ..urls import Urls
 
 R = t.TypeVar("R")
+#: what each schema makes of no parameters at all (its defaults): a read without a
+#: query string is the most common request, and its validation never varies (no
+#: argument set reads the clock or the database while it loads)
+_NO_PARAMS: weakref.WeakKeyDictionary[Schema, dict[str, t.Any]] = weakref.WeakKeyDictionary()
 #: the order ``Allow`` lists methods in (HEAD and OPTIONS are never listed)
 METHOD_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
@@ -51,8 +56,13 @@ class Arguments:
 
         :raises RestError: 400 ``rest_missing_callback_param``.
         """
+        if not params and (defaults := _NO_PARAMS.get(schema)) is not None:
+            return cls(schema, dict(defaults), ParamErrors())
         try:
-            return cls(schema, validate(schema, params), ParamErrors())
+            valid = validate(schema, params)
+            if not params:
+                _NO_PARAMS[schema] = dict(valid)
+            return cls(schema, valid, ParamErrors())
         except MissingParams as exc:
             raise missing_params(exc.names) from None
         except ValidationError as exc:
