@@ -356,7 +356,8 @@ class Dispatcher:
             return None
         if rendered is None or rendered[0].status_code != 200:
             return None
-        return rendered[0].get_data(), rendered[1]
+        record = rendered[1]  # its revision is the write's, read once it has its position
+        return rendered[0].get_data(), record._replace(revision=None) if record else None
 
     def render_get(
         self, request: Request, route: Route, values: Values, user: User | None, *, tag: bool

@@ -30,6 +30,8 @@ class Record(t.NamedTuple):
     type: str | None
     id: int | None
     last_modified: str | None
+    #: its revision, read with what the body shows (None: read it when tagging)
+    revision: int | None = None
 
 
 def record_of(spec: RouteSpec, method: str, reply: Reply) -> Record | None:
@@ -45,7 +47,7 @@ def record_of(spec: RouteSpec, method: str, reply: Reply) -> Record | None:
     record_id = reply.body.get("id")
     record_id = record_id if isinstance(record_id, int) else None
     modified = last_modified(reply.body.get("modified_utc")) if spec.resource in DATED else None
-    return Record(RECORD_TYPES.get(spec.resource), record_id, modified)
+    return Record(RECORD_TYPES.get(spec.resource), record_id, modified, reply.revision)
 
 
 def validators(body: bytes, record: Record | None) -> list[tuple[str, str]]:
@@ -53,7 +55,9 @@ def validators(body: bytes, record: Record | None) -> list[tuple[str, str]]:
     covers its revision, so it changes on every write even within one second."""
     if record is None or record.type is None or record.id is None:
         return [("ETag", entity_tag(body))]
-    headers = [("ETag", entity_tag(body, revision(record.type, record.id)))]
+    known = record.revision
+    current = known if known is not None else revision(record.type, record.id)
+    headers = [("ETag", entity_tag(body, current))]
     if record.last_modified:
         headers.append(("Last-Modified", record.last_modified))
     return headers

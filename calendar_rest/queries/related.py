@@ -61,20 +61,22 @@ def load_related(
     user: User | None,
     language: str | None = None,
     total: Total | None = None,
+    venues: t.Sequence[Venue] | None = None,
 ) -> Related:
     """Venues, organizers, terms, images and every translation group of ``events`` in
     at most five queries, and at most two more when venues or organizers are shown in
     their ``language`` translation (see ``_in_language``). Only the venues and
     organizers ``user`` may read are embedded. With ``total``, no translation group is
-    read while none of the page's tables holds a translation (``load_translations``)."""
+    read while none of the page's tables holds a translation (``load_translations``).
+    ``venues``, when given, are the events' venues, already read with them."""
     related = Related()
     if not events:
         return related
     event_ids = [event.id for event in events]
-    venue_ids = sorted({event.venue_id for event in events if event.venue_id})
-    if venue_ids:
-        venues = _by_ids(Venue, venue_ids)
-        related.venues = {venue.id: venue for venue in venues if can_read(user, venue)}
+    if venues is None:
+        venue_ids = sorted({event.venue_id for event in events if event.venue_id})
+        venues = _by_ids(Venue, venue_ids) if venue_ids else []
+    related.venues = {venue.id: venue for venue in venues if can_read(user, venue)}
     # organizers in the order the event lists them, terms by name (WordPress)
     organizers = {
         event_id: [organizer for organizer in group if can_read(user, organizer)]

@@ -7,7 +7,7 @@ import typing as t
 from ..cost import FREE_LABEL
 from ..errors import ParamErrors, RestError, bad_param
 from ..media_types import CALENDAR
-from ..models import Event, User
+from ..models import Event, User, Venue
 from ..permissions import (
     can_create,
     can_delete,
@@ -21,7 +21,7 @@ from ..permissions import (
 )
 from ..queries.archive import archive_count, archive_page, walks
 from ..queries.event_filters import ArchiveRequest, resolve_archive
-from ..queries.events import event_by_id, event_by_slug
+from ..queries.events import ShownEvent, event_by_id, event_by_slug, shown_event
 from ..queries.related import load_related
 from ..repository.events import check_event_write
 from ..repository.posts import WriteContext
@@ -110,13 +110,17 @@ class Events(EventFeeds):
 
     @accepts(event_args.EventReadArgs)
     def on_get(self, call: Call, id: int) -> Reply:
-        return self.read(call, event_by_id(id), id)
+        shown = shown_event(id)
+        return self.read(call, shown.event if shown else None, id, shown)
 
     @accepts(event_args.EventSlugReadArgs)
     def on_get_by_slug(self, call: Call, slug: str) -> Reply:
         return self.read(call, self.by_slug(slug), 0)
 
-    def read(self, call: Call, event: Event | None, event_id: int) -> Reply:
+    def read(
+        self, call: Call, event: Event | None, event_id: int, shown: ShownEvent | None = None
+    ) -> Reply:
+        """``shown``: the event read with its venue and revision (by ID)."""
         args = call.args
         if event is None:
             raise RestError("rest-event-not-found", 404, event_id)
@@ -128,7 +132,11 @@ class Events(EventFeeds):
             raise RestError("event-password-protected", 403)
         if call.media_type == CALENDAR:
             return self.event_feed(call, event)
-        return Reply(self.represent(event, call, single=True))
+        if shown is None:
+            return Reply(self.represent(event, call, single=True))
+        venues = [shown.venue] if shown.venue is not None else []
+        body = self.represent(event, call, single=True, venues=venues)
+        return Reply(body, revision=shown.revision)
 
     # -- writes ----------------------------------------------------------------------
 
@@ -206,8 +214,15 @@ class Events(EventFeeds):
             free_label=call.translate(FREE_LABEL),
         )
 
-    def represent(self, event: Event, call: Call, *, single: bool = False) -> dict[str, t.Any]:
-        related = load_related([event], call.user, call.language, call.total)
+    def represent(
+        self,
+        event: Event,
+        call: Call,
+        *,
+        single: bool = False,
+        venues: t.Sequence[Venue] | None = None,
+    ) -> dict[str, t.Any]:
+        related = load_related([event], call.user, call.language, call.total, venues)
         return event_data(event, related, self.view(call, single=single))
 
     @property

@@ -20,3 +20,6 @@ class Reply:
     content_type: str | None = None
     #: the record a serialised body shows, whose revision its ``ETag`` covers
     about: int | None = None
+    #: the revision of the record the body shows, when it was read with the record
+    #: (None: the ``ETag`` reads it)
+    revision: int | None = None
