@@ -31,9 +31,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-import waitress
 from conftest import ALL_ROLES, ANONYMOUS, NS, Api, Role, api_for, assert_wp_error
-from live_server import running
+from live_server import running, serving
 from werkzeug.datastructures import Headers
 from werkzeug.test import EnvironBuilder, TestResponse, run_wsgi_app
 from werkzeug.wrappers import Request
@@ -586,15 +585,10 @@ def test_a_chunked_body_is_refused_once_it_passes_the_limit(
 # -- real servers ------------------------------------------------------------------------
 
 
-def serve_adjustments(app: Application, monkeypatch: pytest.MonkeyPatch) -> dict[str, t.Any]:
-    """What ``calendar_rest.server.serve`` tells waitress for ``app``, as ``serve`` in
-    the CLI calls it (waitress itself is not started)."""
-    told: dict[str, t.Any] = {}
-    with monkeypatch.context() as patch:
-        patch.setattr(waitress, "serve", lambda _app, **adjustments: told.update(adjustments))
-        server.serve(app, threads=4, max_body_bytes=app.settings.max_body_bytes)
-    assert told["max_request_body_size"] == app.settings.max_body_bytes + 1
-    return told
+def test_serve_tells_waitress_the_apps_body_limit(app: Application) -> None:
+    """waitress refuses a declared body one byte over the app's limit (and none within)."""
+    adjustments = server.waitress_adjustments(4, app.settings.max_body_bytes)
+    assert adjustments["max_request_body_size"] == app.settings.max_body_bytes + 1
 
 
 class HttpResponse(t.NamedTuple):
@@ -652,10 +646,9 @@ def closed_by_server(sock: socket.socket) -> bool:
 
 @pytest.mark.server
 def test_serve_answers_an_oversized_declaration_at_once_without_the_body(
-    api: Api, app: Application, monkeypatch: pytest.MonkeyPatch
+    api: Api, app: Application
 ) -> None:
-    adjustments = serve_adjustments(app, monkeypatch)
-    with running(app, **adjustments) as port:
+    with serving(app) as port:
         for declared in (60_000_000, app.settings.max_body_bytes + 1):
             with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
                 headers = {"Content-Length": str(declared), **api.headers("administrator")}
@@ -722,15 +715,13 @@ def credentials(api: Api, who: Role) -> dict[str, str]:
 def test_a_refusal_reaches_a_client_sending_a_500_kb_body_and_keeps_the_connection(
     api: Api,
     app: Application,
-    monkeypatch: pytest.MonkeyPatch,
     method: str,
     path: str,
     who: Role,
     status: int,
     code: str,
 ) -> None:
-    adjustments = serve_adjustments(app, monkeypatch)
-    with running(app, **adjustments) as port:
+    with serving(app) as port:
         with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
             sock.sendall(request_bytes(method, path, big_body(who), credentials(api, who)))
             refused = read_response(sock)

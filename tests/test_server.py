@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import subprocess
 import sys
+import threading
 import time
 import typing as t
 import urllib.error
@@ -15,9 +17,15 @@ from pathlib import Path
 
 import pytest
 from conftest import NS, Api
-from live_server import running
+from live_server import in_thread, running
 
 from calendar_rest.auth import basic_header
+from calendar_rest.server import (
+    OncePerInterval,
+    sending_channel,
+    throttle_queue_warnings,
+    waitress_server,
+)
 
 pytestmark = pytest.mark.server
 
@@ -135,3 +143,104 @@ def test_cli_serve_in_a_subprocess(tmp_path: Path) -> None:
     assert headers["X-WP-Total"] == "0"
     assert body["events"] == [] and body["total"] == 0
     assert f"http://127.0.0.1:{port}/calendar/events/v1/events" in output
+
+
+# -- the connections of ``serve`` (calendar_rest.server.sending_channel) ------------------
+
+#: how long the test's serving thread stalls in its send: the time a thread waits for
+#: the interpreter lock after a send on a busy server, made long enough to measure
+STALL = 0.3
+
+
+def stalled_sends(base: type) -> tuple[type, dict[str, int]]:
+    """A subclass of the connection class ``base`` whose first send from a request's
+    thread stalls for :data:`STALL` with the response pending (the buffer's lock held,
+    as waitress holds it while a serving thread sends), counting how often the main
+    loop tries to write meanwhile."""
+    counts = {"loop writes": 0, "stalled": 0}
+
+    class Stalled(base):  # type: ignore[misc, valid-type]
+        def handle_write(self) -> None:
+            if counts["stalled"] == 1:  # the serving thread is stalled in its send
+                counts["loop writes"] += 1
+            super().handle_write()
+
+        def send(self, data: bytes, do_close: bool = True) -> int:
+            if threading.current_thread().name.startswith("waitress-") and not counts["stalled"]:
+                counts["stalled"] = 1
+                time.sleep(STALL)
+                counts["stalled"] = 2
+            return int(super().send(data, do_close=do_close))
+
+    return Stalled, counts
+
+
+def loop_writes_during_a_stalled_send(channel: type) -> int:
+    """Serve one request with connections of ``channel`` (stalled as above); how often
+    the main loop tried to write while the serving thread was stalled."""
+
+    def app(environ: t.Any, start_response: t.Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "5")])
+        return [b"hello"]
+
+    stalled, counts = stalled_sends(channel)
+    bound = waitress_server(app, "127.0.0.1", 0, threads=2)
+    bound.channel_class = stalled
+    with in_thread(bound) as port:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+            assert response.read() == b"hello"
+    assert counts["stalled"] == 2, "the send never stalled: the test proves nothing"
+    return counts["loop writes"]
+
+
+@pytest.mark.server
+def test_serve_waits_for_a_sending_request_instead_of_spinning() -> None:
+    """While a request's thread sends (and, on a busy server, waits for the interpreter
+    lock afterwards), waitress's own connections make the main loop spin: the socket
+    has room, so ``select`` returns at once, again and again, taking the interpreter
+    lock each turn. ``serve``'s connections leave the socket to the request's thread
+    until a send leaves output behind."""
+    from waitress.channel import HTTPChannel
+
+    assert loop_writes_during_a_stalled_send(HTTPChannel) > 20  # the spin this avoids
+    assert loop_writes_during_a_stalled_send(sending_channel()) == 0
+
+
+def test_queue_warnings_pass_once_per_interval_and_count_those_held_back() -> None:
+    """A saturated waitress warns "Task queue depth is N" for every waiting request;
+    ``serve`` passes one on per interval, saying how many it held back."""
+    now = [0.0]
+    throttle = OncePerInterval(60.0, clock=lambda: now[0])
+    logger = logging.getLogger("test.queue.throttle")
+    logger.propagate = False
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    logger.addHandler(Keep())
+    logger.addFilter(throttle)
+    for depth in range(1, 6):  # five warnings within the minute: the first passes
+        logger.warning("Task queue depth is %d", depth)
+        now[0] += 1.0
+    now[0] = 61.0
+    logger.warning("Task queue depth is %d", 9)
+    logger.warning("Task queue depth is %d", 10)
+    assert seen == [
+        "Task queue depth is 1",
+        "Task queue depth is 9 (4 more held back since the last one)",
+    ]
+
+
+def test_serve_throttles_waitress_queue_warnings_once() -> None:
+    queue_log = logging.getLogger("waitress.queue")
+    before = list(queue_log.filters)
+    try:
+        throttle_queue_warnings()
+        throttle_queue_warnings()
+        added = [f for f in queue_log.filters if f not in before]
+        assert len([f for f in queue_log.filters if isinstance(f, OncePerInterval)]) == 1
+        assert all(isinstance(f, OncePerInterval) for f in added)
+    finally:
+        queue_log.filters[:] = before
