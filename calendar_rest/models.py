@@ -28,6 +28,12 @@ def could_exist(record_id: int) -> bool:
     return 0 < record_id <= MAX_ID
 
 
+def model_of(record: t.Any) -> type[pw.Model]:
+    """The model ``record`` belongs to: its class, or for a read-only row
+    (``queries.rows``) the model it is a row of."""
+    return getattr(type(record), "row_model", None) or type(record)
+
+
 class BaseModel(pw.Model):
     # Peewee adds attributes at run time that the type checker cannot see: the implicit
     # ``id`` primary key and, for each foreign key ``x``, the raw-id accessor ``x_id``.

@@ -19,7 +19,7 @@ import peewee as pw
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
 from .counts import Statement
 from .modified import ModifiedFilters, list_order, modified_conditions
-from .prepared import fetch
+from .rows import fetch_rows
 from .statements import built, counted, reader
 from .visibility import listable
 from .word_search import every_word, walks_words
@@ -216,7 +216,7 @@ def archive_page(
         return []
     rows = {
         event.id: event
-        for event, _ in fetch(
+        for event, _ in fetch_rows(
             Event,
             ("events_by_ids", len(ids)),
             lambda: Event.select().where(Event.id.in_(ids)),

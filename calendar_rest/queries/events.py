@@ -8,13 +8,15 @@ import peewee as pw
 
 from ..models import ChangeEntry, Event, PostModel, User, Venue, could_exist
 from ..permissions import can_read
-from .prepared import fetch, loader
+from .prepared import fetch
+from .rows import as_row, fetch_rows
 from .visibility import readable
 
 
 class ShownEvent(t.NamedTuple):
     """An event as a single read shows it, read in one statement: its venue (None:
-    it has none) and its revision (the position of its latest change, 0: none)."""
+    it has none) and its revision (the position of its latest change, 0: none). Both
+    records are read-only rows (``rows.py``)."""
 
     event: Event
     venue: Venue | None
@@ -33,11 +35,11 @@ def shown_event(event_id: int) -> ShownEvent | None:
     than reading them apart, about 6 % of a single read's time in-process."""
     if not could_exist(event_id):
         return None
-    rows = fetch(Event, "shown_event", _shown_event_query, ["event", event_id])
+    rows = fetch_rows(Event, "shown_event", _shown_event_query, ["event", event_id])
     if not rows:
         return None
     event, (revision, *venue_row) = rows[0]
-    venue = loader(Venue).make(venue_row) if venue_row[0] is not None else None
+    venue = as_row(Venue, venue_row) if venue_row[0] is not None else None
     return ShownEvent(event, venue, int(revision or 0))
 
 

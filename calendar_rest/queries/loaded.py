@@ -13,7 +13,7 @@ import typing as t
 
 import peewee as pw
 
-from ..models import Attachment, Organizer, Term, Venue
+from ..models import Attachment, Organizer, Term, Venue, model_of
 
 #: a record's translation group, keyed by its model and ID
 GroupKey = tuple[type[pw.Model], int]
@@ -28,7 +28,7 @@ class Translations:
     def of(self, record: t.Any) -> dict[str, int]:
         """``{language: id}`` of the record's group; a record whose group was not
         loaded (only possible if it was written after the load) stands alone."""
-        found = self.groups.get((type(record), record.id))
+        found = self.groups.get((model_of(record), record.id))
         return found if found is not None else {record.language: record.id}
 
 

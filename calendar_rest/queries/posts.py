@@ -6,6 +6,7 @@ import typing as t
 
 from ..models import Attachment, Event, Organizer, PostModel, User, Venue, could_exist
 from ..permissions import may_act_for_others
+from .rows import fetch_rows
 from .visibility import readable
 
 
@@ -48,8 +49,14 @@ def attachment_by_url(url: str) -> Attachment | None:
 
 
 def images_of(records: t.Sequence[PostModel]) -> dict[int, Attachment]:
-    """The featured images of a page of records, in one query."""
+    """The featured images of a page of records, in one query, as read-only rows."""
     ids = sorted({record.image_id for record in records if record.image_id})
     if not ids:
         return {}
-    return {image.id: image for image in Attachment.select().where(Attachment.id.in_(ids))}
+    found = fetch_rows(
+        Attachment,
+        ("images_of", len(ids)),
+        lambda: Attachment.select().where(Attachment.id.in_(ids)),
+        ids,
+    )
+    return {image.id: image for image, _ in found}

@@ -43,7 +43,9 @@ def _to_bool(value: t.Any) -> t.Any:
     return None if value is None else bool(value)
 
 
-def _converter(field: pw.Field) -> Converter | None:
+def converter(field: pw.Field) -> Converter | None:
+    """What turns a stored value of ``field`` into the value a Peewee instance holds
+    (None: the stored value as it is)."""
     if isinstance(field, pw.DateTimeField):
         return _to_datetime
     if isinstance(field, pw.BooleanField):
@@ -58,7 +60,7 @@ class RowLoader(t.Generic[M]):
         self.model = model
         self.fields = list(model._meta.sorted_fields)
         self.names = [field.name for field in self.fields]
-        self.converters = [(i, c) for i, f in enumerate(self.fields) if (c := _converter(f))]
+        self.converters = [(i, c) for i, f in enumerate(self.fields) if (c := converter(f))]
 
     def make(self, row: t.Sequence[t.Any]) -> M:
         values = list(row[: len(self.names)])

@@ -1,7 +1,8 @@
 """Batched loading of what a page of events links to: one query per kind, never per event.
 
 The queries are prepared (``prepared.py``): their SQL is built once per backend and
-number of IDs, because building it costs more than running it.
+number of IDs, because building it costs more than running it. What they load is only
+read, so it comes as read-only rows (``rows.py``).
 """
 
 from __future__ import annotations
@@ -11,10 +12,20 @@ from collections import defaultdict
 
 import peewee as pw
 
-from ..models import Attachment, Event, EventOrganizer, EventTerm, Organizer, Term, User, Venue
+from ..models import (
+    Attachment,
+    Event,
+    EventOrganizer,
+    EventTerm,
+    Organizer,
+    Term,
+    User,
+    Venue,
+    model_of,
+)
 from ..permissions import can_read
 from .loaded import Related
-from .prepared import fetch
+from .rows import fetch_rows
 from .series import series_lines
 from .translations import Total, load_translations
 
@@ -22,7 +33,7 @@ from .translations import Total, load_translations
 def _by_ids(model: type[t.Any], ids: list[int]) -> list[t.Any]:
     return [
         record
-        for record, _ in fetch(
+        for record, _ in fetch_rows(
             model,
             ("by_ids", model.__name__, len(ids)),
             lambda: model.select().where(model.id.in_(ids)),
@@ -41,7 +52,7 @@ def _linked_by_event(
     ``target`` points at them, in ``order`` (then by ID)."""
     link = target.model
     grouped: dict[int, list[L]] = defaultdict(list)
-    for record, (event_id,) in fetch(
+    for record, (event_id,) in fetch_rows(
         model,
         ("linked_by_event", model.__name__, len(event_ids)),
         lambda: (
@@ -113,7 +124,7 @@ def _in_language(related: Related, language: str) -> None:
     for record in linked:
         target = related.translations.of(record).get(language)
         if target is not None and target != record.id:
-            wanted[type(record)].add(target)
+            wanted[model_of(record)].add(target)
     if not wanted:
         return
     found = {
@@ -125,10 +136,10 @@ def _in_language(related: Related, language: str) -> None:
 
     def shown(record: t.Any) -> t.Any:
         target = related.translations.of(record).get(language)
-        replacement = found.get((type(record), target or 0))
+        replacement = found.get((model_of(record), target or 0))
         if replacement is None:
             return record
-        related.translations.groups[(type(record), replacement.id)] = related.translations.of(
+        related.translations.groups[(model_of(record), replacement.id)] = related.translations.of(
             record
         )
         return replacement

@@ -4,7 +4,7 @@ Building the SQL of a filtered select costs Peewee more than the database needs 
 it. What a list builds depends only on its resolved filters, the reader (ID and role,
 all that ``visibility`` looks at), the page and the backend, never on the data, so the
 SQL and parameters are kept under that key (``memo.py``) and no write makes them
-stale. The rows of a page become model instances through ``prepared.loader``.
+stale. The rows of a page are read-only records (``rows.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import peewee as pw
 from ..memo import Memo
 from ..models import Event, User
 from .counts import Statement, counted_rows
-from .prepared import loader
+from .rows import as_rows
 
 M = t.TypeVar("M", bound=pw.Model)
 
@@ -45,7 +45,7 @@ def reader(user: User | None) -> tuple[int, str] | None:
 
 
 def rows(model: type[M], statement: Statement) -> list[M]:
-    """Run a built select of ``model``'s columns; its rows as instances."""
+    """Run a built select of ``model``'s columns; its rows as read-only records
+    (``rows.py``): a page is only read."""
     sql, params = statement
-    make = loader(model)
-    return [make.make(row) for row in model._meta.database.execute_sql(sql, list(params))]
+    return as_rows(model, model._meta.database.execute_sql(sql, list(params)).fetchall())

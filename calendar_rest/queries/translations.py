@@ -28,7 +28,7 @@ from collections import defaultdict
 
 import peewee as pw
 
-from ..models import Term, Translatable, User, could_exist
+from ..models import Term, Translatable, User, could_exist, model_of
 from ..permissions import can_read
 from ..taxonomies import Taxonomy
 from .counts import Statement
@@ -65,7 +65,9 @@ def load_translations(
     records = list(itertools.chain.from_iterable(pages))
     roots: dict[type[Translatable], set[int]] = defaultdict(set)
     for record in records:
-        roots[type(record)].add(record.translation_of or record.id)
+        roots[t.cast("type[Translatable]", model_of(record))].add(
+            record.translation_of or record.id
+        )
     translations = Translations()
     if not roots or (total is not None and not total(_any_member(roots))):
         return translations
@@ -74,7 +76,7 @@ def load_translations(
         members[(model, root)].append(member)
     if not members:
         return translations
-    on_page: dict[GroupKey, Translatable] = {(type(r), r.id): r for r in records}
+    on_page: dict[GroupKey, Translatable] = {(model_of(r), r.id): r for r in records}
     missing: dict[type[Translatable], set[int]] = defaultdict(set)
     for group_key in list(members):
         root_record = on_page.get(group_key)
@@ -86,7 +88,7 @@ def load_translations(
         for model, root, member in _members(missing, with_members=False):
             members[(model, root)].append(member)
     for record in records:
-        found = members.get((type(record), record.translation_of or record.id))
+        found = members.get((model_of(record), record.translation_of or record.id))
         if not found:
             continue
         group = {
@@ -95,7 +97,7 @@ def load_translations(
             if member.id == record.id or can_read(user, member)
         }
         group[record.language] = record.id
-        translations.groups[(type(record), record.id)] = dict(sorted(group.items()))
+        translations.groups[(model_of(record), record.id)] = dict(sorted(group.items()))
     return translations
 
 

@@ -38,12 +38,18 @@ LINKED: Memo[t.Hashable, dict[str, t.Any]] = Memo(4096, max_weight=KEPT_BYTES, w
 EVENTS: Memo[t.Hashable, dict[str, t.Any]] = Memo(4096, max_weight=EVENT_BYTES, weigh=_weigh)
 
 #: a record's stored values, as a key
-Row = tuple[tuple[str, t.Any], ...]
+Row = tuple[t.Any, ...]
 
 
 def row_of(record: pw.Model | None) -> Row | None:
-    """Everything ``record`` holds, hashable (None for no record)."""
-    return None if record is None else tuple(record.__data__.items())
+    """Everything ``record`` holds, hashable (None for no record): a read-only row
+    (``queries.rows``, a tuple) is its stored values already; an instance gives its
+    fields and values."""
+    if record is None:
+        return None
+    if isinstance(record, tuple):
+        return record
+    return tuple(record.__data__.items())
 
 
 def kept(key: t.Hashable, render: t.Callable[[], dict[str, t.Any]]) -> dict[str, t.Any]:

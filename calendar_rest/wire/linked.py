@@ -11,7 +11,7 @@ from __future__ import annotations
 import typing as t
 
 from ..dates import format_datetime
-from ..models import Attachment, Organizer, PostModel, Venue
+from ..models import Attachment, Organizer, PostModel, Venue, model_of
 from ..queries.loaded import Translations
 from ..text import wpautop
 from ..urls import Urls
@@ -76,7 +76,7 @@ def _finished(
     data = _drop_empty(data)
     data.update(always)
     data["global_id"] = urls.global_id(
-        record.id, "venue" if isinstance(record, Venue) else "organizer"
+        record.id, "venue" if model_of(record) is Venue else "organizer"
     )
     # the source lineage an import stored, then this record's own (calendar.md §6)
     data["global_id_lineage"] = [*record.global_id_lineage.split(), data["global_id"]]
@@ -148,18 +148,20 @@ def linked_data(
     (``kept.py``): the same record recurs from page to page."""
 
     def render() -> dict[str, t.Any]:
-        if isinstance(record, Venue):
+        if model_of(record) is Venue:
             return venue_data(
-                record,
+                t.cast(Venue, record),
                 urls,
                 image,
                 single=single,
                 geolocation=geolocation,
                 translations=translations,
             )
-        assert isinstance(record, Organizer)
-        return organizer_data(record, urls, image, single=single, translations=translations)
+        assert model_of(record) is Organizer
+        return organizer_data(
+            t.cast(Organizer, record), urls, image, single=single, translations=translations
+        )
 
     group = tuple(translations.of(record).items())
     shown = (urls, single, geolocation)
-    return kept((type(record).__name__, shown, row_of(record), row_of(image), group), render)
+    return kept((model_of(record).__name__, shown, row_of(record), row_of(image), group), render)
