@@ -185,3 +185,32 @@ def test_a_kept_venue_is_never_cut_down_by_fields_in_its_list(api: Api) -> None:
     narrow = api.get("/venues?_fields=venue")
     assert narrow.json["venues"][0] == {"venue": "Blue Hall"}  # type: ignore[index]
     assert t.cast(dict[str, t.Any], api.get("/venues").json)["venues"][0] == whole
+
+
+def test_an_event_shows_at_once_what_changes_around_it(api: Api) -> None:
+    """A kept event is keyed by everything it embeds as the reader sees it: its venue's
+    image, and a venue hidden from this reader."""
+    event = event_with_links(api)
+    path = f"/events/{event['id']}"
+    venue_id = event["venue"]["id"]
+    assert "image" not in api.get(path).json["venue"]  # type: ignore[index]  # empty: dropped
+    image = {"image": "https://images.example/hall.png"}
+    assert api.patch(f"/venues/{venue_id}", "administrator", json=image).status_code == 200
+    shown = t.cast(dict[str, t.Any], api.get(path).json)["venue"]["image"]
+    assert shown["url"] == "https://images.example/hall.png"
+    drafted = {"status": "draft"}
+    assert api.patch(f"/venues/{venue_id}", "administrator", json=drafted).status_code == 200
+    assert api.get(path).json["venue"] == []  # type: ignore[index]  # anonymous: hidden
+    assert api.get(path, "administrator").json["venue"]["id"] == venue_id  # type: ignore[index]
+
+
+def test_an_occurrence_shows_its_series_new_lines_at_once(api: Api) -> None:
+    master = api.create_event(title="Weekly", recurrence=["RRULE:FREQ=WEEKLY;COUNT=3"])
+    occurrences = api.get(f"/events/{master['id']}/occurrences").json["events"]  # type: ignore[index]
+    occurrence = next(item for item in occurrences if item["id"] != master["id"])
+    path = f"/events/{occurrence['id']}"
+    assert api.get(path).json["recurrence"] == ["RRULE:FREQ=WEEKLY;COUNT=3"]  # type: ignore[index]
+    lines = {"recurrence": ["RRULE:FREQ=WEEKLY;COUNT=4"], "scope": "all"}
+    edited = api.patch(f"/events/{master['id']}", "administrator", json=lines)
+    assert edited.status_code == 200, edited.json
+    assert api.get(path).json["recurrence"] == ["RRULE:FREQ=WEEKLY;COUNT=4"]  # type: ignore[index]

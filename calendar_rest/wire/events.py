@@ -10,7 +10,7 @@ import orjson
 
 from ..cost import FREE_LABEL, CostInfo, cost_representation
 from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
-from ..models import Attachment, Event, Organizer, Venue
+from ..models import Attachment, Event, Organizer, Term, Venue
 from ..queries.loaded import Related
 from ..taxonomies import taxonomy_of
 from ..text import wpautop
@@ -75,20 +75,59 @@ def event_data(
     """One event as the wire shows it; ``redact`` hides password-protected content
     (not ``language``/``translations``, which say nothing of the content).
 
-    The event's own fields are rendered once per content (``kept.py``): a read after a
-    write re-renders the records it changed, not every event on the page. What it
-    embeds is kept on its own, as its own routes show it.
+    Rendered once per content (``kept.py``): the representation is kept under
+    :func:`_inputs`, every row and group it is made from, so an edit of the event or
+    of anything it embeds makes a new key and shows at once. The value is shared
+    between responses: nothing may change it.
     """
-    image = related.images.get(event.image_id) if event.image_id else None
-    own = kept_event(
-        ("Event", view, row_of(event), row_of(image), redact),
-        lambda: _own_fields(event, image, view, redact=redact),
+    return kept_event(
+        _inputs(event, related, view, redact), lambda: _render(event, related, view, redact)
     )
-    data = dict(own)  # the kept fields are shared: only this copy is added to
+
+
+def _inputs(event: Event, related: Related, view: EventView, redact: bool) -> tuple[t.Any, ...]:
+    """Everything :func:`_render` reads of ``event`` and ``related``: the event's and
+    its image's rows, its translation group and its series' lines; unless redacted,
+    each embedded term, venue and organizer as its row, its image's row and its group
+    (as ``related`` holds them: only what the reader may read, in the reply's
+    language)."""
+    images, translations = related.images, related.translations
+    image = images.get(event.image_id) if event.image_id else None
+    master_id = event.series_master_id or (event.id if event.recurrence else None)
+    series = related.series.get(master_id) if master_id else None
+    own = (
+        "Event",
+        view,
+        redact,
+        row_of(event),
+        row_of(image),
+        tuple(translations.of(event).items()),
+        tuple(series) if series else None,
+    )
+    if redact:
+        return own
+
+    def linked(record: Venue | Organizer | Term) -> tuple[t.Any, ...]:
+        image_id = getattr(record, "image_id", None)
+        shown = images.get(image_id) if image_id else None
+        return (row_of(record), row_of(shown), tuple(translations.of(record).items()))
+
+    venue = related.venues.get(event.venue_id) if event.venue_id else None
+    return (
+        *own,
+        tuple(linked(term) for term in related.terms.get(event.id, ())),
+        linked(venue) if venue is not None else None,
+        tuple(linked(organizer) for organizer in related.organizers.get(event.id, ())),
+    )
+
+
+def _render(event: Event, related: Related, view: EventView, redact: bool) -> dict[str, t.Any]:
+    image = related.images.get(event.image_id) if event.image_id else None
+    data = _own_fields(event, image, view, redact=redact)
     if not redact:
         _add_links(data, event, related, view)
         if view.single:
-            data["json_ld"] = _json_ld(event, related, view, image, own)
+            data["json_ld"] = _json_ld(event, related, view, image, data)
     _add_series(data, event, related)
     add_language(data, event, related.translations)
     return data
@@ -188,18 +227,10 @@ def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: Eve
 def _json_ld(
     event: Event, related: Related, view: EventView, image: Attachment | None, own: dict[str, t.Any]
 ) -> dict[str, t.Any]:
-    """The single read's JSON-LD, kept under every row it is made from."""
+    """The single read's JSON-LD (kept with the whole event, see :func:`event_data`)."""
     venue = related.venues.get(event.venue_id) if event.venue_id else None
     organizers = related.organizers.get(event.id, ())
-    key = (
-        "EventJsonLd",
-        view,
-        row_of(event),
-        row_of(image),
-        row_of(venue),
-        tuple(row_of(organizer) for organizer in organizers),
-    )
-    return kept_event(key, lambda: _render_json_ld(event, venue, organizers, view, image, own))
+    return _render_json_ld(event, venue, organizers, view, image, own)
 
 
 def _render_json_ld(

@@ -1,10 +1,11 @@
-"""Representations of linked records, rendered once per content.
+"""Representations rendered once per content: linked records, and whole events.
 
 Venues, organizers and terms recur from event to event, from page to page and from
-list to list, and rendering them is much of a read's cost. A representation is kept
-under a key that holds everything it is made from (the record's row, its image's row,
-its translation group and how it is shown), so an edit makes a new key and shows at
-once, and the old entry just ages out (``memo.py``). Kept values are shared between
+list to list, and rendering them is much of a read's cost; an event is read again far
+more often than it changes. A representation is kept under a key that holds
+everything it is made from (the record's row, its image's row, its translation group,
+what it embeds and how it is shown), so an edit makes a new key and shows at once,
+and the old entry just ages out (``memo.py``). Kept values are shared between
 responses: nothing may change one in place.
 """
 
@@ -21,10 +22,11 @@ from ..memo import Memo
 #: holds the record's row, about as large as its representation): a venue's
 #: description can be long, and a count of entries alone would not bound the memory
 KEPT_BYTES = 32 * 1024 * 1024
-#: the same for events. A process holds about 3.7 times the weight in memory (the
-#: dicts and their keys): measured on the bench's events, the memo's 4,096 entries
-#: weigh 12 MB and take 45 MB; this bound caps events with long descriptions
-EVENT_BYTES = 16 * 1024 * 1024
+#: the same for whole events. A process holds about 1.7 times the weight in memory (the
+#: dicts and their keys): measured on the bench's events, 1,385 single reads (6 kB of
+#: JSON each, JSON-LD included) weigh 16.8 MB and take 28.7 MB; so this bound keeps
+#: about 2,700 single reads, or more list items, in about 55 MB
+EVENT_BYTES = 32 * 1024 * 1024
 
 
 def _weigh(value: dict[str, t.Any]) -> int:
@@ -33,8 +35,8 @@ def _weigh(value: dict[str, t.Any]) -> int:
 
 #: venues, organizers and terms: few, and shown again and again
 LINKED: Memo[t.Hashable, dict[str, t.Any]] = Memo(4096, max_weight=KEPT_BYTES, weigh=_weigh)
-#: events (their own fields, and a single read's JSON-LD): many, so they have a memo of
-#: their own, where reading a long list of them never drops a venue or a term
+#: whole events (``wire.events.event_data``): many, so they have a memo of their own,
+#: where reading a long list of them never drops a venue or a term
 EVENTS: Memo[t.Hashable, dict[str, t.Any]] = Memo(4096, max_weight=EVENT_BYTES, weigh=_weigh)
 
 #: a record's stored values, as a key
@@ -59,5 +61,5 @@ def kept(key: t.Hashable, render: t.Callable[[], dict[str, t.Any]]) -> dict[str,
 
 
 def kept_event(key: t.Hashable, render: t.Callable[[], dict[str, t.Any]]) -> dict[str, t.Any]:
-    """The same as :func:`kept`, for what is made of an event (:data:`EVENTS`)."""
+    """The same as :func:`kept`, for whole events (:data:`EVENTS`)."""
     return EVENTS.get(key, render)
