@@ -19,8 +19,8 @@ import typing as t
 
 from werkzeug.datastructures import Headers
 from werkzeug.http import http_date, parse_date
-from werkzeug.wrappers import Response
 
+from .answer import Answer
 from .errors import RestError
 
 if t.TYPE_CHECKING:  # pragma: no cover
@@ -141,19 +141,14 @@ def environ_not_modified(environ: WSGIEnvironment, headers: t.Sequence[tuple[str
     )
 
 
-class NotModified(Response):
-    """A ``304``: no body and no ``Content-Type``, but the 200's validators.
+class NotModified(Answer):
+    """A ``304``: no body and no ``Content-Type``, but the 200's validators, which RFC
+    9110 §15.4.5 wants kept (Werkzeug's own responses strip them as "entity headers")."""
 
-    Werkzeug strips every "entity header" from a 304, ``Last-Modified`` included,
-    which RFC 9110 §15.4.5 wants kept; this response sends its headers as they are.
-    """
+    __slots__ = ()
 
     def __init__(self, headers: t.Iterable[tuple[str, str]]) -> None:
-        super().__init__(status=304, headers=list(headers))
-        self.headers.remove("Content-Type")
-
-    def get_wsgi_headers(self, environ: WSGIEnvironment) -> Headers:
-        return Headers(self.headers)
+        super().__init__(status=304, headers=headers)
 
 
 @dataclasses.dataclass(frozen=True)

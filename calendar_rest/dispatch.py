@@ -38,8 +38,8 @@ import typing as t
 import peewee
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import MapAdapter
-from werkzeug.wrappers import Response
 
+from .answer import Answer
 from .auth import Authenticator
 from .cache import CachedResponse, ReadCache, cacheable
 from .clock import Clock
@@ -129,7 +129,7 @@ class Dispatcher:
 
     # -- the pipeline ----------------------------------------------------------------
 
-    def handle(self, request: Request) -> Response:
+    def handle(self, request: Request) -> Answer:
         try:
             response = self._handle(request)
         except RestError as exc:
@@ -155,7 +155,7 @@ class Dispatcher:
             response.headers["Vary"] = "Accept"  # every answer of the route (calendar.md §2.1)
         return response
 
-    def _handle(self, request: Request) -> Response:
+    def _handle(self, request: Request) -> Answer:
         if (request.content_length or 0) > self.settings.max_body_bytes:
             raise RestError("rest_payload_too_large", 413)
         if self.cors.refuses(request.environ):
@@ -190,7 +190,7 @@ class Dispatcher:
             raise no_route() from None
         return self.routes_by_key[str(key)], values
 
-    def answer_options(self, request: Request, route: Route, values: Values) -> Response:
+    def answer_options(self, request: Request, route: Route, values: Values) -> Answer:
         """A plain ``OPTIONS``: 200 with ``Allow`` and the route's description, whatever
         the record (it is looked up for ``Allow`` alone). A CORS preflight ignores the
         credentials (browsers send none): the app adds its headers on the way out."""
@@ -210,14 +210,12 @@ class Dispatcher:
         with connected(self.database, self.authenticator.store):
             return self.authenticator.authenticate(header, request.remote_addr or "")
 
-    def read(self, request: Request, target: Target, values: Values, user: User | None) -> Response:
+    def read(self, request: Request, target: Target, values: Values, user: User | None) -> Answer:
         """A read, answered from the response cache while no write happened since, and
         with a 304 when the client's copy is current."""
         return self.revalidated(request, self.fetch(request, target, values, user))
 
-    def fetch(
-        self, request: Request, target: Target, values: Values, user: User | None
-    ) -> Response:
+    def fetch(self, request: Request, target: Target, values: Values, user: User | None) -> Answer:
         if (
             self.cache is None
             or request.cache_key is None
@@ -230,7 +228,7 @@ class Dispatcher:
         hit = self.cache.get(key, request.generation)
         if hit is not None:  # its headers hold its ``Allow``
             request.allow = ""
-            return Response(hit.body, status=hit.status, headers=list(hit.headers))
+            return Answer(hit.body, hit.status, hit.headers)
         request.allow = self.allowed(target.route, values, user)
         response = self.respond(request, self.admit(request, target, values, user), target)
         if response.status_code == 200:  # stamped with the generation read before it
@@ -238,9 +236,7 @@ class Dispatcher:
             self.cache.store(key, request.generation, cached)
         return response
 
-    def write(
-        self, request: Request, target: Target, values: Values, user: User | None
-    ) -> Response:
+    def write(self, request: Request, target: Target, values: Values, user: User | None) -> Answer:
         """Steps 4 to 6 of a write: checks without a lock, then the write; the
         preconditions of a single record's write are evaluated in both."""
         single = target.route.spec.shape in SINGLE_SHAPES
@@ -285,7 +281,7 @@ class Dispatcher:
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
-    def revalidated(request: Request, response: Response) -> Response:
+    def revalidated(request: Request, response: Answer) -> Answer:
         """A 304 for a 200 whose validators match ``If-None-Match`` (else
         ``If-Modified-Since``); ``_envelope`` always answers its 200."""
         if response.status_code != 200 or "_envelope" in request.args:
@@ -361,7 +357,7 @@ class Dispatcher:
 
     def render_get(
         self, request: Request, route: Route, values: Values, user: User | None, *, tag: bool
-    ) -> tuple[Response, Record | None] | None:
+    ) -> tuple[Answer, Record | None] | None:
         """The route's GET for this caller (None: the route has none, or its path names
         no record).
 
@@ -420,7 +416,7 @@ class Dispatcher:
             generation=request.generation if request.method in READ_METHODS else None,
         )
 
-    def respond(self, request: Request, call: Call, target: Target) -> Response:
+    def respond(self, request: Request, call: Call, target: Target) -> Answer:
         """Step 6: the responder's answer, with ``Allow`` and the discovery link."""
         response, _ = self.render(request.method, call, target)
         response.headers["Allow"] = request.allow
@@ -428,9 +424,7 @@ class Dispatcher:
             response.headers["Vary"] = "Accept"
         return self.discoverable(response, request)
 
-    def written(
-        self, request: Request, call: Call, target: Target
-    ) -> tuple[Response, Shown | None]:
+    def written(self, request: Request, call: Call, target: Target) -> tuple[Answer, Shown | None]:
         """A write's answer, and what a GET of the same URL (of a created record's item
         route) by this caller shows right after, where that GET succeeds: the answer's
         ``ETag`` is taken from it once the write has its position (:meth:`tagged`)."""
@@ -445,7 +439,7 @@ class Dispatcher:
         return self.discoverable(response, request), shown
 
     @staticmethod
-    def tagged(response: Response, shown: Shown | None) -> Response:
+    def tagged(response: Answer, shown: Shown | None) -> Answer:
         """The answer with the ``ETag`` of what it shows, which covers the record's
         revision: the position its write has just taken."""
         if shown is not None:
@@ -462,7 +456,7 @@ class Dispatcher:
 
     def render(
         self, method: str, call: Call, target: Target, *, tag: bool = True
-    ) -> tuple[Response, Record | None]:
+    ) -> tuple[Answer, Record | None]:
         """The responder's reply, reduced to the ``_fields`` asked for and serialised
         once; a 200 to a read gets its validators (unless ``tag`` is false), computed
         from the exact bytes."""
@@ -478,7 +472,7 @@ class Dispatcher:
             response.headers.extend(validators(response.get_data(), record))
         return response, record
 
-    def discoverable(self, response: Response, request: Request) -> Response:
+    def discoverable(self, response: Answer, request: Request) -> Answer:
         """Add the link to the REST index (``rel="https://api.w.org/"``), as WordPress
         does on every response, after any paging links."""
         root = urls_for(request, self.settings.site_url).api_root
@@ -493,7 +487,7 @@ class Dispatcher:
         resource = self.resources[route.spec.resource]
         return ", ".join(resource.allowed_methods(route, values, user))
 
-    def error_response(self, error: RestError, request: Request) -> Response:
+    def error_response(self, error: RestError, request: Request) -> Answer:
         translate = translator(request.reply_language)
         response = json_response(error.body(translate), error.status, error.headers.items())
         return self.discoverable(response, request)

@@ -19,8 +19,8 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.http import http_date
 from werkzeug.sansio.utils import get_current_url
 from werkzeug.wrappers import Request as BaseRequest
-from werkzeug.wrappers import Response
 
+from .answer import Answer
 from .cors import TRANSPORT_METHOD
 from .errors import RestError
 from .media_types import JSON
@@ -206,17 +206,15 @@ def collect_params(request: Request, repeatable: t.Container[str] = ()) -> Param
 
 def json_response(
     body: t.Any, status: int = 200, headers: t.Iterable[tuple[str, str]] = ()
-) -> Response:
+) -> Answer:
     """Serialise ``body`` with orjson (key order kept) and add WordPress's headers."""
-    response = Response(orjson.dumps(body), status=status, content_type=JSON_CONTENT_TYPE)
-    for name, value in BASE_HEADERS:
-        response.headers[name] = value
+    response = Answer(orjson.dumps(body), status, BASE_HEADERS, JSON_CONTENT_TYPE)
     for name, value in headers:
         response.headers[name] = value
     return response
 
 
-def enveloped(response: Response) -> Response:
+def enveloped(response: Answer) -> Answer:
     """``_envelope``: a 200 whose body holds the answer's body, status and own headers
     (WordPress's global parameter); the transport headers stay outside."""
     data = response.get_data()
@@ -228,12 +226,12 @@ def enveloped(response: Response) -> Response:
     return json_response({**body, "headers": headers})
 
 
-def reply_response(reply: Reply) -> Response:
+def reply_response(reply: Reply) -> Answer:
     """The response of ``reply``: its body as JSON, or as given when already serialised
     (``content_type``), with WordPress's headers."""
     if reply.content_type is None:
         return json_response(reply.body, reply.status, reply.headers)
-    response = Response(reply.body, status=reply.status, content_type=reply.content_type)
-    for name, value in (*BASE_HEADERS, *reply.headers):
+    response = Answer(reply.body, reply.status, BASE_HEADERS, reply.content_type)
+    for name, value in reply.headers:
         response.headers[name] = value
     return response
