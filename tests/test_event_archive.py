@@ -15,6 +15,7 @@ from werkzeug.test import TestResponse
 
 from calendar_rest import models as calendar_models
 from calendar_rest.app import Application
+from calendar_rest.clock import ManualClock
 from calendar_rest.models import Term
 from calendar_rest.taxonomies import CATEGORIES
 
@@ -935,7 +936,7 @@ def test_the_number_of_sql_statements_does_not_grow_with_per_page(
 
 
 def test_a_single_event_is_read_with_its_venue_and_revision_in_one_statement(
-    api: Api, sql_statements: list[str]
+    api: Api, sql_statements: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Besides the generation and the count of translations, a single read takes the
     event with its venue and revision, then its organizers, then its terms: three
@@ -959,7 +960,11 @@ def test_a_single_event_is_read_with_its_venue_and_revision_in_one_statement(
     assert len(reads) == 3, reads
     assert re.search(r'FROM [`"]event[`"].*JOIN [`"]venue[`"]', reads[0]), reads[0]
     assert "change_entry" in reads[0], reads[0]
-    api.post(f"/events/{event_id}", "administrator", json={"title": "Linked"})  # same body
+    # the same body: written in the second the event was last modified (the wall clock
+    # may have moved on since, which would change ``modified``)
+    written = dt.datetime.fromisoformat(body["modified_utc"]).replace(tzinfo=dt.timezone.utc)
+    monkeypatch.setattr(api.app.dispatcher, "clock", ManualClock(written))
+    api.post(f"/events/{event_id}", "administrator", json={"title": "Linked"})
     second = api.get(f"/events/{event_id}")
     assert second.get_data() == first.get_data()
     assert second.headers["ETag"] != first.headers["ETag"]
