@@ -42,7 +42,7 @@ from .http import (
     split_language_root,
 )
 from .models import User
-from .queries.site_state import generation
+from .queries.site_state import current_generation
 from .replicas import GENERATION_HEADER, ReadRouter, min_generation
 from .repository.publishing import Publisher
 from .settings import Settings
@@ -116,7 +116,9 @@ class Application:
         with contextlib.ExitStack() as held:  # one connection, from the generation read on
             try:
                 held.enter_context(self.database.connection_context())
-                current = seen if seen is not None else self.publisher.catch_up(generation())
+                current = (
+                    seen if seen is not None else self.publisher.catch_up(current_generation())
+                )
                 if self.cache is not None and cache_key and "HTTP_AUTHORIZATION" not in environ:
                     hit = self.cache.peek(self.cache.key(cache_key, 0), current)
                     if hit is not None:  # anonymous hit: no routing, no request object

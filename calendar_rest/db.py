@@ -2,7 +2,8 @@
 
 SQLite is tuned for a multi-threaded server: WAL lets readers run beside the writer,
 and write transactions begin IMMEDIATE so that two writers queue on the lock up front
-instead of failing with "database is locked" when a deferred reader upgrades.
+instead of failing with "database is locked" when a deferred reader upgrades. Each
+commit on a SQLite file is announced to every process (``generation_watch``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import peewee
 from playhouse import db_url
-from playhouse.pool import PooledPostgresqlDatabase
+from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
+
+from .generation_watch import GenerationWatch
 
 SQLITE_PRAGMAS = (
     ("journal_mode", "wal"),
@@ -33,22 +36,44 @@ POOL_OPTIONS = {"max_connections": 64, "stale_timeout": 300, "timeout": 30}
 _connect: t.Callable[..., peewee.Database] = db_url.connect
 
 
-def connect_database(url: str) -> peewee.Database:
+class WatchedSqliteDatabase(PooledSqliteDatabase):  # type: ignore[misc]
+    """A pooled SQLite database that announces each of its commits to every process
+    using the file (:attr:`generation_watch`, None for a database in memory), so that a
+    request need not read the write generation while nothing was committed."""
+
+    generation_watch: GenerationWatch | None = None
+
+    def init(self, database: t.Any, *args: t.Any, **kwargs: t.Any) -> None:
+        super().init(database, *args, **kwargs)
+        path = str(database or "")
+        in_memory = path in ("", ":memory:") or path.startswith("file::memory:")
+        self.generation_watch = None if in_memory else GenerationWatch(path)
+
+    def commit(self) -> None:
+        super().commit()
+        if self.generation_watch is not None:
+            self.generation_watch.written()
+
+
+def connect_database(url: str, *, watched: bool = True) -> peewee.Database:
     """Build (without opening) a pooled Peewee database for a ``sqlite:///``,
-    ``postgresql://`` or ``mysql://`` URL."""
+    ``postgresql://`` or ``mysql://`` URL; a SQLite file announces its commits
+    (:class:`WatchedSqliteDatabase`) unless not ``watched``."""
     parts = urlsplit(url)
     scheme = parts.scheme.split("+")[0]
     pooled = url.replace(f"{parts.scheme}://", f"{scheme}+pool://", 1)
     if scheme == "sqlite":
         if url.startswith("sqlite://") and not url.startswith("sqlite:///"):
             raise ValueError("SQLite URLs need three slashes: sqlite:///path/to/file.db")
-        return _connect(
-            pooled,
-            pragmas=dict(SQLITE_PRAGMAS),
-            lock_type="IMMEDIATE",
-            check_same_thread=False,
+        options: dict[str, t.Any] = {
+            "pragmas": dict(SQLITE_PRAGMAS),
+            "lock_type": "IMMEDIATE",
+            "check_same_thread": False,
             **POOL_OPTIONS,
-        )
+        }
+        if not watched:
+            return _connect(pooled, **options)
+        return WatchedSqliteDatabase(**db_url.parse(pooled), **options)
     if scheme == "mysql":
         extra = dict(parse_qsl(parts.query))
         extra.setdefault("charset", "utf8mb4")
@@ -155,7 +180,7 @@ def login_store(database: peewee.Database) -> peewee.Database:
         return database
     store = _login_stores.get(database)
     if store is None:
-        store = connect_database(f"sqlite:///{database.database}-logins")
+        store = connect_database(f"sqlite:///{database.database}-logins", watched=False)
         _login_stores[database] = store
     return store
 

@@ -41,6 +41,14 @@ def generation() -> int:
     return read_counter(GENERATION)
 
 
+def current_generation() -> int:
+    """The write generation at the start of a request: :func:`generation`, or on a
+    SQLite file the one last read, while no process has committed since
+    (``generation_watch``)."""
+    watch = getattr(SiteState._meta.database, "generation_watch", None)
+    return generation() if watch is None else watch.current(generation)
+
+
 def last_write() -> int:
     """When the latest write happened, in Unix seconds (0: none recorded yet)."""
     return read_counter(LAST_WRITE)
