@@ -87,6 +87,8 @@ class Application:
         models.bind_models(self.database, self.login_store)
         apply_method_override(environ)
         cache_key = request_key(environ)
+        if self.router is None:
+            return self.serve(environ, start_response, cache_key, None)
         with contextlib.ExitStack() as routed:
             seen = self.route_read(environ, routed)
             return self.serve(environ, start_response, cache_key, seen)
@@ -113,9 +115,8 @@ class Application:
     ) -> t.Iterable[bytes]:
         stamp = self.router is not None
         forget_lookup()
-        with contextlib.ExitStack() as held:  # one connection, from the generation read on
+        try:  # a cache hit may need no connection at all
             try:
-                held.enter_context(self.database.connection_context())
                 current = (
                     seen if seen is not None else self.publisher.catch_up(current_generation())
                 )
@@ -132,13 +133,16 @@ class Application:
                 response = self.dispatcher.error_response(error, request)
             else:
                 request = self.request(environ, cache_key, current)
-                with self.gated(environ):
-                    response = self.dispatcher.handle(request)
+                with self.database.connection_context(), self.gated(environ):
+                    response = self.dispatcher.handle(request)  # on one connection
                 if stamp:  # what it saw, or what its write produced
                     response.headers[GENERATION_HEADER] = str(request.generation)
                 outcome = lookup_outcome()  # the dispatcher's lookup, after it stored its entry
                 if outcome is not None:
                     response.headers[CACHE_HEADER] = outcome
+        finally:
+            if not self.database.is_closed():  # what the generation read took, on a hit
+                self.database.close()
         vary = response.headers.pop("Vary", None)
         response.headers.extend(self.sent_headers(environ, vary))
         return response(environ, start_response)

@@ -31,6 +31,7 @@ the write transaction, behind the record's lock. Every exception leaves through
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import typing as t
@@ -89,6 +90,9 @@ DISCOVERY_REL = "https://api.w.org/"
 SERVED_AS = {"HEAD": "GET"}
 #: a write that loses a race on a unique key is retried this many times
 WRITE_ATTEMPTS = 5
+#: paths whose route match is kept (``Dispatcher.matched``), up to this length each
+MATCHES_KEPT = 4096
+MATCHED_PATH_LENGTH = 256
 Values = t.Mapping[str, t.Any]
 READ_METHODS = frozenset({"GET", "HEAD"})
 #: the body and record of a GET a write's answer carries the tag of
@@ -118,6 +122,9 @@ class Dispatcher:
         #: bound once: rules match paths alone (no host, scheme or method), and a
         #: match changes no state, so every thread shares it
         self.adapter: MapAdapter = self.url_map.bind("localhost")
+        #: a path's match, kept: matching walks the map's state machine in Python, and
+        #: the same paths come again and again (a path names at most one record)
+        self.matched = functools.lru_cache(maxsize=MATCHES_KEPT)(self._match_path)
         self.routes_by_key = {route.key: route for route in self.routes}
         self.resources = {
             name: cls(settings, self.routes) for name, cls in RESOURCE_CLASSES.items()
@@ -165,7 +172,7 @@ class Dispatcher:
         media_types = route.spec.media_types
         request.negotiated = len(media_types) > 1
         if request.negotiated:
-            request.media_type = negotiate(request.headers.get("Accept"))
+            request.media_type = negotiate(request.environ.get("HTTP_ACCEPT"))
         else:
             request.media_type = media_types[0]
         if request.method == "OPTIONS":
@@ -184,11 +191,16 @@ class Dispatcher:
         path = request.path
         if len(path) > 1 and path.endswith("/"):
             path = path.rstrip("/") or "/"
+        match = self.matched if len(path) <= MATCHED_PATH_LENGTH else self._match_path
+        key, values = match(path)
+        return self.routes_by_key[key], dict(values)
+
+    def _match_path(self, path: str) -> tuple[str, tuple[tuple[str, t.Any], ...]]:
         try:
             key, values = self.adapter.match(path)
         except HTTPException:
             raise no_route() from None
-        return self.routes_by_key[str(key)], values
+        return str(key), tuple(values.items())
 
     def answer_options(self, request: Request, route: Route, values: Values) -> Answer:
         """A plain ``OPTIONS``: 200 with ``Allow`` and the route's description, whatever
@@ -204,7 +216,7 @@ class Dispatcher:
     def authenticate(self, request: Request) -> User | None:
         """Step 3: the caller, once, on its own connection (a failed login is counted
         in a transaction of its own, apart from the request's)."""
-        header = request.headers.get("Authorization")
+        header = request.environ.get("HTTP_AUTHORIZATION")
         if not header:
             return None
         with connected(self.database, self.authenticator.store):
@@ -286,10 +298,10 @@ class Dispatcher:
         ``If-Modified-Since``); ``_envelope`` always answers its 200."""
         if response.status_code != 200 or "_envelope" in request.args:
             return response
-        headers = request.headers
+        environ = request.environ
         if not not_modified(
-            headers.get("If-None-Match"),
-            headers.get("If-Modified-Since"),
+            environ.get("HTTP_IF_NONE_MATCH"),
+            environ.get("HTTP_IF_MODIFIED_SINCE"),
             response.headers.get("ETag"),
             response.headers.get("Last-Modified"),
         ):

@@ -105,3 +105,30 @@ def test_a_read_without_parameters_reuses_its_defaults_but_never_shares_them(
     assert validated == [{}]
     assert Arguments.load(schema, {"page": "x"}).errors  # parameters are still validated
     assert len(validated) == 2
+
+
+def test_a_paths_route_is_matched_once_and_each_request_gets_its_own_values(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    event = api.create_event(title="Matched")
+    dispatcher = api.app.dispatcher
+    dispatcher.matched.cache_clear()
+    walks: list[str] = []
+    original = dispatcher.adapter.match
+
+    def counted(path: str, *args: t.Any, **kwargs: t.Any) -> t.Any:
+        walks.append(path)
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(dispatcher.adapter, "match", counted)
+    for _ in range(3):
+        assert api.get(f"/events/{event['id']}", "administrator").status_code == 200
+    assert len(walks) == 1
+    long_slug = "x" * 300  # longer paths are matched every time, never kept
+    for _ in range(2):
+        assert api.get(f"/events/by-slug/{long_slug}").status_code == 400
+    assert len(walks) == 3
+    request = t.cast(t.Any, type("R", (), {"path": f"/calendar/events/v1/events/{event['id']}"}))
+    _, first = dispatcher.match(request)
+    first["id"] = -1  # a caller changing its values changes nobody else's
+    assert dispatcher.match(request)[1]["id"] == event["id"]

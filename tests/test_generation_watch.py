@@ -165,3 +165,21 @@ def test_a_commit_without_the_signal_shows_within_the_recheck_bound(
     assert api.get("/events").headers["X-Calendar-Cache"] == "hit"  # trusted, for now
     now[0] += RECHECK_SECONDS + 0.01
     assert api.get("/events").headers["X-Calendar-Cache"] == "miss"
+
+
+def test_a_cache_hit_takes_no_connection_while_nothing_was_committed(
+    api: Api, sqlite_file: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api.create_event(title="Cached")
+    assert api.get("/events").headers["X-Calendar-Cache"] == "miss"
+    opened: list[object] = []
+    connect = api.app.database.connect
+
+    def counted(*args: t.Any, **kwargs: t.Any) -> t.Any:
+        opened.append(None)
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(api.app.database, "connect", counted)
+    assert api.get("/events").headers["X-Calendar-Cache"] == "hit"
+    assert opened == []
+    assert api.app.database.is_closed()
