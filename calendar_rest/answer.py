@@ -34,10 +34,12 @@ class HeaderList:
     of Werkzeug's ``Headers`` an answer uses. A value holding a line break is refused
     (``ValueError``), as Werkzeug refuses it: it would split the header."""
 
-    __slots__ = ("_list",)
+    __slots__ = ("_list", "_lower")
 
     def __init__(self, items: t.Iterable[tuple[str, t.Any]] = ()) -> None:
         self._list: list[tuple[str, str]] = []
+        #: the names lower-cased, in the same order (looked up without a loop in Python)
+        self._lower: list[str] = []
         self.extend(items)
 
     def __iter__(self) -> t.Iterator[tuple[str, str]]:
@@ -54,21 +56,17 @@ class HeaderList:
 
     def get(self, name: str, default: t.Any = None) -> t.Any:
         """The first value of ``name``, else ``default``."""
-        for key, value in self._list:
-            if key == name:
-                return value
         lower = name.lower()
-        for key, value in self._list:
-            if key.lower() == lower:
-                return value
-        return default
+        if lower not in self._lower:
+            return default
+        return self._list[self._lower.index(lower)][1]
 
     def getlist(self, name: str) -> list[str]:
         lower = name.lower()
-        return [value for key, value in self._list if key.lower() == lower]
+        return [item[1] for item, key in zip(self._list, self._lower, strict=True) if key == lower]
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name, _MISSING) is not _MISSING
+        return isinstance(name, str) and name.lower() in self._lower
 
     def __getitem__(self, name: str) -> str:
         value = self.get(name, _MISSING)
@@ -81,25 +79,28 @@ class HeaderList:
         any other removed (Werkzeug's ``set``)."""
         value = _checked(value)
         lower = name.lower()
-        for index, (key, _) in enumerate(self._list):
-            if key.lower() == lower:
-                self._list[index] = (name, value)
-                self._list[index + 1 :] = [
-                    item for item in self._list[index + 1 :] if item[0].lower() != lower
-                ]
-                return
-        self._list.append((name, value))
+        if lower not in self._lower:
+            self._list.append((name, value))
+            self._lower.append(lower)
+            return
+        index = self._lower.index(lower)
+        self._list[index] = (name, value)
+        if self._lower.count(lower) > 1:
+            self._keep(lambda at, key: at <= index or key != lower)
 
     def add(self, name: str, value: t.Any) -> None:
         self._list.append((name, _checked(value)))
+        self._lower.append(name.lower())
 
     def extend(self, items: t.Iterable[tuple[str, t.Any]]) -> None:
-        self._list.extend((name, _checked(value)) for name, value in items)
+        for name, value in items:
+            self.add(name, value)
 
     def remove(self, name: str) -> None:
         """Remove every occurrence of ``name`` (none is fine)."""
         lower = name.lower()
-        self._list = [item for item in self._list if item[0].lower() != lower]
+        if lower in self._lower:
+            self._keep(lambda _, key: key != lower)
 
     def pop(self, name: str, default: t.Any = _MISSING) -> t.Any:
         """The first value of ``name``, every occurrence removed; ``default`` (else
@@ -111,6 +112,15 @@ class HeaderList:
             return default
         self.remove(name)
         return value
+
+    def _keep(self, keep: t.Callable[[int, str], bool]) -> None:
+        kept = [
+            (item, key)
+            for at, (item, key) in enumerate(zip(self._list, self._lower, strict=True))
+            if keep(at, key)
+        ]
+        self._list = [item for item, _ in kept]
+        self._lower = [key for _, key in kept]
 
 
 def _checked(value: t.Any) -> str:

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 import orjson
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.http import http_date
-from werkzeug.sansio.utils import get_current_url
+from werkzeug.sansio.utils import get_current_url, get_host
 from werkzeug.wrappers import Request as BaseRequest
 
 from .answer import Answer
@@ -125,9 +125,26 @@ def urls_for(request: Request, site_url: str | None) -> Urls:
     once per request."""
     urls = request.__dict__.get("_urls")
     if urls is None:
-        urls = _urls(site_url, request.scheme, request.host, request.script_root, request.language)
+        host_header = request.environ.get("HTTP_HOST")
+        if host_header is None:  # HTTP/1.0: the server's own name and port
+            urls = _urls(
+                site_url, request.scheme, request.host, request.script_root, request.language
+            )
+        else:
+            urls = _urls_for_host(
+                site_url, request.scheme, host_header, request.script_root, request.language
+            )
         request.__dict__["_urls"] = urls
     return t.cast(Urls, urls)
+
+
+@functools.lru_cache(maxsize=64)
+def _urls_for_host(
+    site_url: str | None, scheme: str, host_header: str, script_root: str, language: str
+) -> Urls:
+    """:func:`_urls` of a ``Host`` header as sent (validated as Werkzeug's
+    ``Request.host`` validates it), without making the request work it out."""
+    return _urls(site_url, scheme, get_host(scheme, host_header), script_root, language)
 
 
 @functools.lru_cache(maxsize=64)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing as t
 from urllib.parse import urlencode, urlsplit
 
@@ -27,6 +28,13 @@ class Urls:
 
     site: str
     language_prefix: str = ""
+
+    def __hash__(self) -> int:  # a memo key of every representation: hashed once
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.site, self.language_prefix))
 
     @property
     def rest_base(self) -> str:

@@ -31,6 +31,13 @@ class Translations:
         found = self.groups.get((model_of(record), record.id))
         return found if found is not None else {record.language: record.id}
 
+    def group_key(self, record: t.Any) -> tuple[tuple[str, int], ...] | None:
+        """What a representation kept under ``record``'s row also depends on: its loaded
+        group, or None when it stands alone (its group is then its row's language and
+        ID, already in the key)."""
+        found = self.groups.get((model_of(record), record.id))
+        return None if found is None else tuple(found.items())
+
 
 @dataclasses.dataclass
 class Related:

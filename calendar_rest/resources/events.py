@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import typing as t
 
 from ..cost import FREE_LABEL
@@ -29,6 +30,7 @@ from ..repository.series import SeriesLimits
 from ..repository.series_edits import delete_event_write, save_event_write
 from ..routes import accepts
 from ..schemas import events as event_args
+from ..urls import Urls
 from ..wire.events import EventView, event_data
 from ..wire.pages import Pager
 from ..wire.reply import Reply
@@ -205,13 +207,13 @@ class Events(EventFeeds):
         return not can_read_content(call.user, event, args.get("password"), args.get("context"))
 
     def view(self, call: Call, *, single: bool = False) -> EventView:
-        return EventView(
-            urls=call.urls,
-            default_currency_symbol=self.settings.default_currency_symbol,
-            default_currency_code=self.settings.default_currency_code,
-            geolocation=self.settings.geolocation,
-            single=single,
-            free_label=call.translate(FREE_LABEL),
+        return shared_view(
+            call.urls,
+            self.settings.default_currency_symbol,
+            self.settings.default_currency_code,
+            self.settings.geolocation,
+            single,
+            call.translate(FREE_LABEL),
         )
 
     def represent(
@@ -232,3 +234,17 @@ class Events(EventFeeds):
     def write_context(self, call: Call) -> WriteContext:
         assert call.user is not None
         return WriteContext(call.user, self.settings.timezone, call.clock, call.language)
+
+
+@functools.lru_cache(maxsize=256)
+def shared_view(
+    urls: Urls,
+    currency_symbol: str,
+    currency_code: str,
+    geolocation: bool,
+    single: bool,
+    free_label: str,
+) -> EventView:
+    """One view object per way of rendering (a handful per site): every kept event's key
+    holds its view, and two keys holding the same object compare without a call."""
+    return EventView(urls, currency_symbol, currency_code, geolocation, single, free_label)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import typing as t
 
@@ -64,6 +65,13 @@ class EventView:
     #: "Free" in the request's language
     free_label: str = FREE_LABEL
 
+    def __hash__(self) -> int:  # part of every kept event's key: hashed once
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash(dataclasses.astuple(self))
+
 
 def _dates(prefix: str, value: t.Any) -> dict[str, t.Any]:
     return {prefix: format_datetime(value), f"{prefix}_details": date_details(value)}
@@ -101,7 +109,7 @@ def _inputs(event: Event, related: Related, view: EventView, redact: bool) -> tu
         redact,
         row_of(event),
         row_of(image),
-        tuple(translations.of(event).items()),
+        translations.group_key(event),
         tuple(series) if series else None,
     )
     if redact:
@@ -110,7 +118,7 @@ def _inputs(event: Event, related: Related, view: EventView, redact: bool) -> tu
     def linked(record: Venue | Organizer | Term) -> tuple[t.Any, ...]:
         image_id = getattr(record, "image_id", None)
         shown = images.get(image_id) if image_id else None
-        return (row_of(record), row_of(shown), tuple(translations.of(record).items()))
+        return (row_of(record), row_of(shown), translations.group_key(record))
 
     venue = related.venues.get(event.venue_id) if event.venue_id else None
     return (

@@ -162,6 +162,6 @@ def linked_data(
             t.cast(Organizer, record), urls, image, single=single, translations=translations
         )
 
-    group = tuple(translations.of(record).items())
+    group = translations.group_key(record)
     shown = (urls, single, geolocation)
     return kept((model_of(record).__name__, shown, row_of(record), row_of(image), group), render)

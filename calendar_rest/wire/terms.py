@@ -23,7 +23,7 @@ def term_urls(term: Term, urls: Urls) -> dict[str, str]:
 def embedded_term(term: Term, urls: Urls, translations: Translations) -> dict[str, t.Any]:
     """The term as an event embeds it, rendered once per content (``kept.py``): the same
     terms recur from event to event."""
-    group = tuple(translations.of(term).items())
+    group = translations.group_key(term)
     return kept(("Term", urls, row_of(term), group), lambda: _embedded(term, urls, translations))
 
 
