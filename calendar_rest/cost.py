@@ -7,6 +7,7 @@ store the raw strings too and recompute the representation on every read.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -254,10 +255,13 @@ def format_cost(
     return low + RANGE_SEPARATOR + _with_currency(highest, symbol, position, free_label)
 
 
+@functools.lru_cache(maxsize=1024)
 def cost_representation(
     cost: CostInfo, default_symbol: str = "$", free_label: str = FREE_LABEL
 ) -> tuple[str, dict[str, object]]:
-    """Both REST fields of a stored cost at once: ``(cost, cost_details)``."""
+    """Both REST fields of a stored cost at once: ``(cost, cost_details)``. Worked out
+    once per distinct cost (sites repeat a handful of prices): the ``cost_details``
+    returned is shared, and nothing may change it."""
     return (
         format_cost(cost.values, cost.symbol, cost.position, default_symbol, free_label),
         cost_details(cost.values, cost.symbol, cost.position),
