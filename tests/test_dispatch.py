@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 import typing as t
+from argparse import Namespace
 from pathlib import Path
 
 import pytest
 from conftest import Api, assert_wp_error
 from marshmallow import Schema
+from werkzeug.datastructures import MultiDict
 from werkzeug.test import Client
 
 from calendar_rest import create_app
@@ -132,3 +134,35 @@ def test_a_paths_route_is_matched_once_and_each_request_gets_its_own_values(
     _, first = dispatcher.match(request)
     first["id"] = -1  # a caller changing its values changes nobody else's
     assert dispatcher.match(request)[1]["id"] == event["id"]
+
+
+def test_a_reads_query_string_is_validated_once_and_each_request_gets_its_own_copy(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api.create_event(title="Tagged", tags=["jazz"], categories=["Music"])
+    validations: list[object] = []
+    original = base.validate
+
+    def counted(schema: Schema, params: t.Any) -> t.Any:
+        validations.append(params)
+        return original(schema, params)
+
+    monkeypatch.setattr(base, "validate", counted)
+    query = "/events?tags=jazz&categories=music&per_page=5"
+    for _ in range(3):
+        listed = api.get(query)
+        assert listed.status_code == 200 and listed.json["total"] == 1
+    assert len(validations) == 1
+    for _ in range(2):  # a refusal is answered every time, and never kept
+        assert_wp_error(api.get("/events?per_page=nope"), 400, "rest_invalid_param")
+    assert len(validations) == 3
+    dispatcher = api.app.dispatcher
+    target = dispatcher.targets[("events.collection", "GET")]
+    pairs = [("tags", "jazz"), ("categories", "music"), ("per_page", "5")]
+    request = t.cast(t.Any, Namespace(method="GET", args=MultiDict(pairs)))
+    request.environ = {"QUERY_STRING": "tags=jazz&categories=music&per_page=5"}
+    params, arguments = dispatcher.parameters(request, target)
+    arguments.valid["tags"].append("changed")
+    params["tags"] = "changed"
+    again_params, again = dispatcher.parameters(request, target)
+    assert again.valid["tags"] == ["jazz"] and again_params["tags"] != "changed"

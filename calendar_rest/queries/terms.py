@@ -46,25 +46,25 @@ def existing_term_ids(taxonomy: Taxonomy, ids: list[int]) -> set[int]:
 
 def taxonomy_index(taxonomy: Taxonomy) -> list[tuple[int, str, str, int | None]]:
     """``(id, slug, name, parent)`` of every term of the taxonomy: the archive resolves
-    filters by slug, name or ID, with descendants, from this one read."""
-    # ``tuples()`` yields row tuples; Peewee's stubs keep typing rows as model instances
-    return list(
-        t.cast(
-            "t.Iterable[tuple[int, str, str, int | None]]",
-            Term.select(Term.id, Term.slug, Term.name, Term.parent)
-            .where(Term.taxonomy == taxonomy.name)
-            .tuples(),
-        )
+    filters by slug, name or ID, with descendants, from this one read (its statement
+    built once: ``statements.built``)."""
+    sql, params = built(
+        ("taxonomy index", taxonomy.name),
+        lambda: Term.select(Term.id, Term.slug, Term.name, Term.parent).where(
+            Term.taxonomy == taxonomy.name
+        ),
     )
+    rows = Term._meta.database.execute_sql(sql, list(params)).fetchall()
+    return [tuple(row) for row in rows]
 
 
 def category_parents() -> dict[int, int | None]:
     """The parent of every category (one read of the small parent column)."""
-    rows = t.cast(
-        "t.Iterable[tuple[int, int | None]]",
-        Term.select(Term.id, Term.parent).where(Term.taxonomy == CATEGORIES.name).tuples(),
+    sql, params = built(
+        ("category parents",),
+        lambda: Term.select(Term.id, Term.parent).where(Term.taxonomy == CATEGORIES.name),
     )
-    return dict(rows)
+    return dict(Term._meta.database.execute_sql(sql, list(params)).fetchall())
 
 
 def descendants(parents: t.Mapping[int, int | None], roots: t.Iterable[int]) -> set[int]:
