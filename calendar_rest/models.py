@@ -31,7 +31,15 @@ def could_exist(record_id: int) -> bool:
 def model_of(record: t.Any) -> type[pw.Model]:
     """The model ``record`` belongs to: its class, or for a read-only row
     (``queries.rows``) the model it is a row of."""
-    return getattr(type(record), "row_model", None) or type(record)
+    cls = type(record)
+    found = _MODELS.get(cls)
+    if found is None:
+        found = _MODELS[cls] = getattr(cls, "row_model", None) or cls
+    return found
+
+
+#: ``model_of`` by class: a handful of models and their row classes
+_MODELS: dict[type[t.Any], type[pw.Model]] = {}
 
 
 class BaseModel(pw.Model):

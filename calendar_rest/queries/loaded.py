@@ -35,6 +35,8 @@ class Translations:
         """What a representation kept under ``record``'s row also depends on: its loaded
         group, or None when it stands alone (its group is then its row's language and
         ID, already in the key)."""
+        if not self.groups:  # nothing on the page is translated: the usual case
+            return None
         found = self.groups.get((model_of(record), record.id))
         return None if found is None else tuple(found.items())
 

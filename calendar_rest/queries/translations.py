@@ -104,6 +104,12 @@ def load_translations(
 def _any_member(models: t.Iterable[type[Translatable]]) -> Statement:
     """At most one row per table of ``models`` that holds a translation, off the
     ``translation_of`` index: its count is 0 while none does, whatever their size."""
+    return _any_member_of(type(Term._meta.database).__name__, frozenset(models))
+
+
+@functools.lru_cache(maxsize=64)
+def _any_member_of(backend: str, models: frozenset[type[Translatable]]) -> Statement:
+    """:func:`_any_member` of one backend and set of tables (every page asks it)."""
     ordered = sorted(models, key=lambda model: model.__name__)
 
     def build() -> pw.SelectBase:
