@@ -85,8 +85,9 @@ class HeaderList:
             return
         index = self._lower.index(lower)
         self._list[index] = (name, value)
-        if self._lower.count(lower) > 1:
-            self._keep(lambda at, key: at <= index or key != lower)
+        while self._lower.count(lower) > 1:  # later occurrences go
+            later = self._lower.index(lower, index + 1)
+            del self._list[later], self._lower[later]
 
     def add(self, name: str, value: t.Any) -> None:
         self._list.append((name, _checked(value)))
@@ -99,8 +100,9 @@ class HeaderList:
     def remove(self, name: str) -> None:
         """Remove every occurrence of ``name`` (none is fine)."""
         lower = name.lower()
-        if lower in self._lower:
-            self._keep(lambda _, key: key != lower)
+        while lower in self._lower:
+            index = self._lower.index(lower)
+            del self._list[index], self._lower[index]
 
     def pop(self, name: str, default: t.Any = _MISSING) -> t.Any:
         """The first value of ``name``, every occurrence removed; ``default`` (else
@@ -112,15 +114,6 @@ class HeaderList:
             return default
         self.remove(name)
         return value
-
-    def _keep(self, keep: t.Callable[[int, str], bool]) -> None:
-        kept = [
-            (item, key)
-            for at, (item, key) in enumerate(zip(self._list, self._lower, strict=True))
-            if keep(at, key)
-        ]
-        self._list = [item for item, _ in kept]
-        self._lower = [key for _, key in kept]
 
 
 def _checked(value: t.Any) -> str:

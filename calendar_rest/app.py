@@ -198,7 +198,10 @@ class Application:
         request = Request(environ)
         request.limit_body(self.settings.max_body_bytes)
         request.language = language
-        request.reply_language = reply_language(request.args, language)
+        if environ.get("QUERY_STRING"):  # else no i18n_language: no query to parse
+            request.reply_language = reply_language(request.args, language)
+        else:
+            request.reply_language = language
         request.cache_key = cache_key
         request.generation = generation
         return request

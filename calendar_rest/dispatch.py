@@ -39,6 +39,7 @@ import typing as t
 import peewee
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import MapAdapter
+from werkzeug.sansio.utils import get_content_length
 
 from .answer import Answer
 from .auth import Authenticator
@@ -111,6 +112,14 @@ class _Refused(Exception):
         super().__init__()
         self.params = params
         self.arguments = arguments
+
+
+def _declared_length(environ: t.Mapping[str, t.Any]) -> int:
+    """Werkzeug's ``content_length`` of the request, or 0 (none declared, or chunked)."""
+    declared = environ.get("CONTENT_LENGTH")
+    if not declared:
+        return 0
+    return get_content_length(declared, environ.get("HTTP_TRANSFER_ENCODING")) or 0
 
 
 def copied(value: t.Any) -> t.Any:
@@ -189,7 +198,7 @@ class Dispatcher:
         return response
 
     def _handle(self, request: Request) -> Answer:
-        if (request.content_length or 0) > self.settings.max_body_bytes:
+        if _declared_length(request.environ) > self.settings.max_body_bytes:
             raise RestError("rest_payload_too_large", 413)
         if self.cors.refuses(request.environ):
             raise RestError("rest_cors_origin_not_allowed", 403)
@@ -465,7 +474,7 @@ class Dispatcher:
         if (
             request.method not in READ_METHODS
             or len(query) > KEPT_QUERY_LENGTH
-            or not cacheable(request.args)
+            or (query and not cacheable(request.args))
         ):
             params = collect_params(request, target.repeatable)
             return params, Arguments.load(target.schema, params)

@@ -196,6 +196,10 @@ def drain_body(request: Request) -> None:
     """Read what is left of the body (at most the declared length, itself within the
     limit), so that a refusal answered before the body was parsed reaches a client
     still sending it, and a kept-alive connection stays in step."""
+    environ = request.environ
+    chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+    if not chunked and environ.get("CONTENT_LENGTH", "").strip() in ("", "0"):
+        return  # no body was sent
     try:
         while request.stream.read(64 * 1024):
             pass
