@@ -107,7 +107,9 @@ SCENARIOS = (
         "/events/<id>, cycling --single-ids published IDs (cached: the first 100)",
     ),
     Scenario("venues", "venues list", "GET /venues: first page of venues (newest first)"),
+    Scenario("organizers", "organizers list", "GET /organizers: first page of organizers"),
     Scenario("categories", "categories list", "GET /categories: first page of categories"),
+    Scenario("tags", "tags list", "GET /tags: first page of tags"),
     Scenario(
         "mixed",
         "mixed, under writes",
@@ -366,7 +368,7 @@ def scenario_paths(key: str, facts: Facts, app_base: str, today: dt.date) -> lis
         return [f"{EVENTS}?page={max(1, total_pages // 2)}"]
     if key == "single":
         return [f"{EVENTS}/{pk}" for pk in facts.event_ids]
-    if key in ("venues", "categories"):
+    if key in ("venues", "organizers", "categories", "tags"):
         return [EVENTS.rsplit("/", 1)[0] + f"/{key}"]
     if key == "mixed":
         return mixed_paths(facts, today)

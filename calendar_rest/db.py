@@ -54,6 +54,12 @@ class WatchedSqliteDatabase(PooledSqliteDatabase):  # type: ignore[misc]
         if self.generation_watch is not None:
             self.generation_watch.written()
 
+    def close_all(self) -> None:
+        """Close every pooled connection, and unmap the shared file."""
+        super().close_all()
+        if self.generation_watch is not None:
+            self.generation_watch.close()
+
 
 def connect_database(url: str, *, watched: bool = True) -> peewee.Database:
     """Build (without opening) a pooled Peewee database for a ``sqlite:///``,

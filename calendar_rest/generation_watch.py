@@ -24,6 +24,7 @@ database, as before.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import mmap
 import os
@@ -60,6 +61,9 @@ class SharedValue:
 
     def write(self, value: int) -> None:
         _VALUE.pack_into(self._map, 0, value)
+
+    def close(self) -> None:
+        self._map.close()  # and the descriptor the mapping holds
 
 
 class GenerationWatch:
@@ -99,7 +103,10 @@ class GenerationWatch:
         shared = self._value()
         if shared is None:
             return read()
-        seen = shared.read()
+        try:
+            seen = shared.read()
+        except ValueError:  # closed meanwhile (``close``)
+            return read()
         now = self.clock()
         kept = self._kept
         if kept is not None and kept[0] == seen and now < kept[2]:
@@ -113,4 +120,13 @@ class GenerationWatch:
         self._kept = None
         shared = self._value()
         if shared is not None:
-            shared.write(random.getrandbits(64))
+            with contextlib.suppress(ValueError):  # closed meanwhile: nobody to tell here
+                shared.write(random.getrandbits(64))
+
+    def close(self) -> None:
+        """Unmap the shared file (a process about to fork workers keeps nothing of the
+        database open); the next use maps it again."""
+        with self._open_lock:
+            shared, self._shared, self._opened, self._kept = self._shared, None, False, None
+        if shared is not None:
+            shared.close()

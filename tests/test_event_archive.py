@@ -920,6 +920,7 @@ def test_the_number_of_sql_statements_does_not_grow_with_per_page(
         )
     statements = sql_statements
     api.get("/")  # the first request after writes also reads the next publication date
+    listing(api, "per_page=1")  # and the first list, the longest event (once per write)
     counts = {}
     for per_page in (2, 40):
         statements.clear()
@@ -1066,3 +1067,28 @@ def test_include_is_served_by_the_primary_key_on_sqlite(
     user = api.users[as_user] if as_user else None
     plan = _sqlite_plan(app, ArchiveFilters(language="en", include=[1, 2, 3]), user)
     assert any("PRIMARY KEY" in line for line in plan), plan
+
+
+def test_the_longest_event_is_read_once_per_write_generation(
+    api: Api, sql_statements: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lists bound their end-date filters by the longest event on record: read once
+    per write generation, and again after a write that makes a longer one."""
+    add(api, "Short", at(10, "10:00:00"), at(10, "12:00:00"))
+    reads: list[object] = []
+    original = api.app.database.execute_sql
+
+    def spy(sql: str, params: t.Any = None, *args: t.Any, **kwargs: t.Any) -> t.Any:
+        if "site_state" in sql and list(params or ()) == ["max_event_seconds"]:
+            reads.append(params)
+        return original(sql, params, *args, **kwargs)
+
+    monkeypatch.setattr(api.app.database, "execute_sql", spy)
+    for query in ("?per_page=3", "?per_page=4", "?page=1"):  # three misses of the cache
+        assert api.get(f"/events{query}").status_code == 200
+    assert len(reads) == 1
+    add(api, "Long", at(40), at(60))  # the write reads it afresh to raise it
+    reads.clear()
+    listed = api.get(f"/events?ends_after={day(55).isoformat()}&start_date={day(30).isoformat()}")
+    assert [event["title"] for event in listed.json["events"]] == ["Long"]
+    assert len(reads) == 1  # at the new generation

@@ -4,6 +4,7 @@ older than the recheck bound; what it serves stays as fresh as reading every tim
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -80,8 +81,8 @@ def test_an_unwritable_signal_file_means_reading_every_time(tmp_path: Path) -> N
 
 @pytest.fixture
 def sqlite_file(app: Application) -> str:
-    if app.settings.database_url.startswith("sqlite:///") is False:
-        pytest.skip("the write signal is SQLite's (PostgreSQL and MariaDB read every time)")
+    """The app's SQLite file: the tests that use it are marked ``backends("sqlite")``
+    (PostgreSQL and MariaDB read the generation every time)."""
     return app.settings.database_url.removeprefix("sqlite:///")
 
 
@@ -98,6 +99,7 @@ def generation_reads(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[
     return seen
 
 
+@pytest.mark.backends("sqlite")
 def test_cached_reads_skip_the_generation_read_until_another_instance_writes(
     api: Api,
     sqlite_file: str,
@@ -116,6 +118,7 @@ def test_cached_reads_skip_the_generation_read_until_another_instance_writes(
     assert len(reads) == 2
 
 
+@pytest.mark.backends("sqlite")
 def test_a_write_by_another_process_shows_at_once(
     api: Api, sqlite_file: str, tmp_path: Path
 ) -> None:
@@ -148,6 +151,7 @@ def test_a_write_by_another_process_shows_at_once(
     assert api.get("/events").headers["X-Calendar-Cache"] == "miss"
 
 
+@pytest.mark.backends("sqlite")
 def test_a_commit_without_the_signal_shows_within_the_recheck_bound(
     api: Api, sqlite_file: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -167,6 +171,7 @@ def test_a_commit_without_the_signal_shows_within_the_recheck_bound(
     assert api.get("/events").headers["X-Calendar-Cache"] == "miss"
 
 
+@pytest.mark.backends("sqlite")
 def test_a_cache_hit_takes_no_connection_while_nothing_was_committed(
     api: Api, sqlite_file: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -183,3 +188,24 @@ def test_a_cache_hit_takes_no_connection_while_nothing_was_committed(
     assert api.get("/events").headers["X-Calendar-Cache"] == "hit"
     assert opened == []
     assert api.app.database.is_closed()
+
+
+def test_a_closed_watch_holds_no_descriptor_and_maps_again_when_used(tmp_path: Path) -> None:
+    """``close_all`` unmaps it: a process about to fork keeps nothing of the database."""
+    path = str(tmp_path / "calendar.db")
+    watch = GenerationWatch(path, clock=lambda: 0.0)
+
+    def held() -> list[str]:
+        return [
+            os.readlink(fd)
+            for fd in Path("/proc/self/fd").iterdir()
+            if os.path.exists(fd) and os.readlink(fd).startswith(path)
+        ]
+
+    reads = Reads()
+    watch.current(reads)
+    assert held() == [path + SUFFIX]
+    watch.close()
+    assert held() == []
+    watch.written()  # maps it again
+    assert watch.current(reads) == 1 and reads.count == 2

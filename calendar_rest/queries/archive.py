@@ -19,7 +19,7 @@ import peewee as pw
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
 from .counts import Statement
 from .modified import ModifiedFilters, list_order, modified_conditions
-from .rows import fetch_rows
+from .rows import as_rows, fetch_rows
 from .statements import built, counted, reader
 from .visibility import listable
 from .word_search import every_word, walks_words
@@ -194,14 +194,21 @@ def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.ColumnB
     return conditions
 
 
+class Page(t.NamedTuple):
+    """A page of events, in order, and the venues they name (read with them)."""
+
+    events: list[Event]
+    venues: list[Venue]
+
+
 def archive_page(
     filters: ArchiveFilters, user: User | None, walk: bool, limit: int, offset: int
-) -> list[Event]:
+) -> Page:
     """One page in TEC's order: start date, then ID (or by ``modified`` when asked).
 
     The filtered statement selects IDs only (served by the covering archive index,
     and built once per filter: ``statements.built``); the rows then come from a
-    prepared look-up by primary key.
+    prepared look-up by primary key, each with its venue's.
     """
 
     def ordered_ids() -> pw.ModelSelect[Event]:
@@ -213,14 +220,20 @@ def archive_page(
     sql, params = built(key, ordered_ids)
     ids = [row[0] for row in Event._meta.database.execute_sql(sql, list(params)).fetchall()]
     if not ids:
-        return []
+        return Page([], [])
     rows = {
-        event.id: event
-        for event, _ in fetch_rows(
+        event.id: (event, venue_row)
+        for event, venue_row in fetch_rows(
             Event,
-            ("events_by_ids", len(ids)),
-            lambda: Event.select().where(Event.id.in_(ids)),
+            ("events_with_venues_by_ids", len(ids)),
+            lambda: (
+                Event.select(Event, Venue)
+                .join(Venue, pw.JOIN.LEFT_OUTER, on=(Venue.id == Event.venue_id))
+                .where(Event.id.in_(ids))
+            ),
             ids,
         )
     }
-    return [rows[event_id] for event_id in ids if event_id in rows]
+    found = [rows[event_id] for event_id in ids if event_id in rows]
+    venues = {row[0]: row for _, row in found if row and row[0] is not None}
+    return Page([event for event, _ in found], as_rows(Venue, venues.values()))

@@ -69,10 +69,13 @@ def resolve_archive(
     language: str,
     settings: Settings,
     now_utc: dt.datetime,
+    generation: int | None = None,
 ) -> ArchiveRequest:
-    """Turn validated args into filters; :raises InvalidParams: for bad references."""
+    """Turn validated args into filters, at the request's write ``generation`` (None:
+    unknown); :raises InvalidParams: for bad references."""
     resolver = _Resolver(args, user, settings, now_utc)
-    resolver.filters = ArchiveFilters(language=language, max_event_seconds=max_event_seconds())
+    longest = max_event_seconds(generation)
+    resolver.filters = ArchiveFilters(language=language, max_event_seconds=longest)
     resolver.dates()
     with resolver.errors.collecting():
         statuses, resolver.echo["status"] = requested_statuses(args.get("status"), user)

@@ -119,6 +119,8 @@ def load_related(
 def _in_language(related: Related, language: str) -> None:
     """WPML's embedding rule: an event shows the published ``language`` translation of
     its venue and organizers when one exists, else the linked record itself."""
+    if not related.translations.groups:  # nothing on the page is translated
+        return
     wanted: dict[type[t.Any], set[int]] = defaultdict(set)
     linked = [*related.venues.values(), *(o for g in related.organizers.values() for o in g)]
     for record in linked:

@@ -5,6 +5,10 @@ Both are read on hot paths, so they run on prepared SQL: one primary-key read ea
 
 from __future__ import annotations
 
+import weakref
+
+import peewee as pw
+
 from ..models import SiteState
 from .prepared import prepared_sql
 
@@ -58,8 +62,22 @@ def database_id() -> int:
     return read_counter(DATABASE_ID)
 
 
-def max_event_seconds() -> int:
-    return read_counter(MAX_EVENT_SECONDS)
+def max_event_seconds(generation: int | None = None) -> int:
+    """The longest event on record, in seconds; at a known write ``generation`` read
+    once per generation (only a write changes it), else read now."""
+    if generation is None:
+        return read_counter(MAX_EVENT_SECONDS)
+    database = SiteState._meta.database
+    kept = _longest.get(database)
+    if kept is not None and kept[0] == generation:
+        return kept[1]
+    value = read_counter(MAX_EVENT_SECONDS)
+    _longest[database] = (generation, value)
+    return value
+
+
+#: ``max_event_seconds`` per database, with the write generation it was read at
+_longest: weakref.WeakKeyDictionary[pw.Database, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
 def existing_counters() -> set[str]:

@@ -57,6 +57,8 @@ class Publisher:
         """Publish what is due, given the ``current`` write generation; returns the
         generation after it (changed when something was published). Needs an open
         connection."""
+        if self._generation == current and self._earliest is None:
+            return current  # nothing is scheduled: no need for the time
         now = utc_now(self.clock)
         if self._generation == current and (self._earliest is None or self._earliest > now):
             return current

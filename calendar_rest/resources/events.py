@@ -65,7 +65,9 @@ class Events(EventFeeds):
     @accepts(event_args.EventArchiveArgs, collect_errors=True)
     def on_get_collection(self, call: Call) -> Reply:
         args, archive = call.checked(
-            lambda valid: resolve_archive(valid, call.user, call.language, self.settings, call.now)
+            lambda valid: resolve_archive(
+                valid, call.user, call.language, self.settings, call.now, call.generation
+            )
         )
         if call.media_type == CALENDAR:
             return self.archive_feed(call, args, archive)
@@ -84,7 +86,9 @@ class Events(EventFeeds):
         if not can_read(call.user, event):
             raise RestError("event-not-accessible", 403)
         args, archive = call.checked(
-            lambda valid: resolve_archive(valid, call.user, call.language, self.settings, call.now)
+            lambda valid: resolve_archive(
+                valid, call.user, call.language, self.settings, call.now, call.generation
+            )
         )
         archive.filters.series = event.series_master_id or event.id
         return self.archive_page(call, args, archive, path=f"events/{id}/occurrences")
@@ -97,10 +101,10 @@ class Events(EventFeeds):
         filters = archive.filters
         total = call.total(archive_count(filters, call.user))
         walk = walks(filters, call.user, total, pager.offset + pager.per_page, call.total)
-        events = archive_page(filters, call.user, walk, pager.per_page, pager.offset)
+        events, venues = archive_page(filters, call.user, walk, pager.per_page, pager.offset)
         if pager.past_the_end(len(events)):
             raise RestError("event-archive-page-not-found", 404)
-        related = load_related(events, call.user, call.language, call.total)
+        related = load_related(events, call.user, call.language, call.total, venues)
         view = self.view(call)
         items = [
             event_data(event, related, view, redact=self.redacted(event, call, args))
