@@ -17,23 +17,6 @@ K = t.TypeVar("K", bound=t.Hashable)
 V = t.TypeVar("V")
 
 
-class _Hashed:
-    """A key whose hash is computed once: a memo's keys are large tuples (a record's
-    whole row), and a lookup hashes its key up to four times."""
-
-    __slots__ = ("key", "hash")
-
-    def __init__(self, key: t.Hashable) -> None:
-        self.key = key
-        self.hash = hash(key)
-
-    def __hash__(self) -> int:
-        return self.hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Hashed) and self.hash == other.hash and self.key == other.key
-
-
 class Memo(t.Generic[K, V]):
     """At most ``max_entries`` values, and at most ``max_weight`` of their summed
     ``weigh`` (none by default); the least recently used go first (``lru.py``). A value
@@ -45,19 +28,24 @@ class Memo(t.Generic[K, V]):
         max_weight: int | None = None,
         weigh: t.Callable[[V], int] | None = None,
     ) -> None:
-        self._entries: WeightedLRU[_Hashed, V] = WeightedLRU(max_entries, max_weight, weigh)
+        weigh_entry = (lambda entry: weigh(entry[1])) if weigh is not None else None
+        #: by the key's hash, each with its key: a lookup hashes the (large) key once and
+        #: compares it once, in C; of two keys with one hash, the later one is kept
+        self._entries: WeightedLRU[int, tuple[K, V]] = WeightedLRU(
+            max_entries, max_weight, weigh_entry
+        )
         self._lock = threading.Lock()
 
     def get(self, key: K, make: t.Callable[[], V]) -> V:
         """The value kept under ``key``, made (outside the lock) and kept if missing."""
-        hashed = _Hashed(key)
+        code = hash(key)
         with self._lock:
-            found = self._entries.get(hashed)
-        if found is not None:
-            return found
+            entry = self._entries.get(code)
+        if entry is not None and entry[0] == key:  # an equal hash alone is not a hit
+            return entry[1]
         made = make()
         with self._lock:
-            self._entries.put(hashed, made)
+            self._entries.put(code, (key, made))
         return made
 
     @property

