@@ -788,11 +788,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="seconds between two writes of the mixed scenario (default 1)",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="smoke run (under a minute): N = 10000, 1 s per run"
+        "--quick", action="store_true", help="smoke run (under a minute): N = 10000, 0.6 s per run"
     )
     args = parser.parse_args(argv)
     if args.quick:
-        args.sizes, args.duration, args.warmup = "10000", 0.8, 0.3
+        args.sizes, args.duration, args.warmup = "10000", 0.6, 0.2
         args.write_interval = min(args.write_interval, 0.25)
     by_key = {s.key: s for s in SCENARIOS}
     wanted = [key.strip() for key in args.scenarios.split(",") if key.strip()]
