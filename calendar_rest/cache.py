@@ -3,7 +3,8 @@
 Entries are stamped with the database's write generation
 (``queries.site_state.generation``), which every write bumps inside its own
 transaction. A request reads the current generation once (one primary-key read, at
-its start) and only reuses an entry stamped with it, so a write made by any process
+its start; on SQLite none while ``generation_watch`` says no process committed since)
+and only reuses an entry stamped with it, so a write made by any process
 invalidates everything every process cached. Entries are also keyed by the site's current date
 (default windows start today) and by user (what a user may see differs).
 
