@@ -42,6 +42,8 @@ from urllib.parse import quote, urlsplit
 import peewee as pw
 from load import LoadResult, run_load
 from seed import COMMON_WORD, seed
+from wrk_load import available as wrk_available
+from wrk_load import run_wrk
 
 from calendar_rest import models
 from calendar_rest.cli.database import display_url
@@ -139,6 +141,8 @@ class Settings:
     workers: tuple[int, ...] = (1,)
     #: seconds between two writes of the mixed scenario
     write_interval: float = 1.0
+    #: the load client: ``python`` (``load.py``) or ``wrk`` (``wrk_load.py``)
+    client: str = "python"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -489,15 +493,16 @@ def measure(
         "max_requests": settings.max_requests,
         "warmup": settings.warmup,
     }
+    run = run_wrk if settings.client == "wrk" else run_load
     app.wait_idle()
-    base: LoadResult = run_load(floor.base, [f"/?size={size}"], **load)
+    base: LoadResult = run(floor.base, [f"/?size={size}"], **load)
     writes: dict[str, t.Any] = {}
     if scenario.writes and target is not None:
         with Writer(app.base, target, settings.write_interval) as writer:
-            result: LoadResult = run_load(app.base, paths, **load)
+            result: LoadResult = run(app.base, paths, **load)
         writes = writer.figures()
     else:
-        result = run_load(app.base, paths, **load)
+        result = run(app.base, paths, **load)
     hit_rate = result.hit_rate
     return {
         "scenario": scenario.name,
@@ -575,7 +580,8 @@ def heading(meta: dict[str, t.Any]) -> str:
         f"threads = {meta['threads']} per process, app workers = "
         f"{','.join(map(str, meta['workers']))}, {meta['duration']:g} s per run "
         f"(+{meta['warmup']:g} s warm-up, max {meta['max_requests']:,} requests); "
-        f"load average {meta['load_before']} before, {meta['load_after']} after"
+        f"load average {meta['load_before']} before, {meta['load_after']} after; "
+        f"load client {meta.get('client', 'python')}"
     )
 
 
@@ -788,6 +794,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="seconds between two writes of the mixed scenario (default 1)",
     )
     parser.add_argument(
+        "--client",
+        choices=("python", "wrk"),
+        default="python",
+        help="load client: python (bench/load.py, the default) or wrk (Debian's wrk, "
+        "far cheaper per request: it shows what the python client cannot once a server "
+        "is as fast as the floor, such as cached reads on several workers)",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="smoke run (under a minute): N = 10000, 0.6 s per run"
     )
     args = parser.parse_args(argv)
@@ -813,6 +827,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("sizes, connections, threads, max requests and IDs must be positive")
     if not args.write_interval > 0:
         parser.error("--write-interval must be a positive number of seconds")
+    if args.client == "wrk" and not wrk_available():
+        parser.error("--client wrk: wrk is not installed (Debian: apt-get install wrk)")
     return args
 
 
@@ -827,6 +843,7 @@ def main(argv: list[str] | None = None) -> int:
         args.single_ids,
         args.worker_counts,
         args.write_interval,
+        args.client,
     )
     results = []
     for events in args.size_list:
