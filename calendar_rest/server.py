@@ -175,8 +175,9 @@ def serve_workers(
     workers: int = 2,
     threads: int = 8,
     max_body_bytes: int | None = None,
+    reuse_port: bool = False,
 ) -> None:
-    """Serve from ``workers`` processes on one listening socket, until SIGTERM or SIGINT.
+    """Serve from ``workers`` processes on one listening address, until SIGTERM or SIGINT.
 
     gunicorn's arbiter binds the address, forks the workers and replaces one that dies;
     SIGTERM lets in-flight requests finish (up to :data:`GRACEFUL_SECONDS`) and ends
@@ -184,6 +185,15 @@ def serve_workers(
     the fork, so a worker opens its own database connections and never uses one of the
     arbiter's. Workers are gthread workers: ``threads`` threads each, keep-alive
     connections waiting in a poller, not in a thread.
+
+    By default the arbiter binds one socket that every worker accepts from, and a new
+    connection goes to whichever worker takes it first: a burst of keep-alive
+    connections (a proxy's pool) can all end up in one worker, which then does all the
+    work for as long as they live. With ``reuse_port`` each worker binds a socket of its
+    own (``SO_REUSEPORT``) and the kernel spreads the connections over them by address
+    hash. Its costs: connections still waiting in a worker's queue when it dies are
+    reset, and a second server started on the same port by the same user shares the
+    port instead of failing.
 
     gunicorn reads a body only when the app does. The app refuses a declared
     ``Content-Length`` over ``max_body_bytes`` with 413 before reading the body (as
@@ -200,6 +210,7 @@ def serve_workers(
         "bind": [bind],
         "workers": workers,
         "worker_class": "gthread",
+        "reuse_port": reuse_port,
         "threads": threads,
         "keepalive": KEEPALIVE_SECONDS,
         "graceful_timeout": GRACEFUL_SECONDS,

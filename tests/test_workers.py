@@ -102,6 +102,20 @@ def tcp_inodes(local_port: int | None = None, remote_port: int | None = None) ->
     return inodes
 
 
+def listening_inodes(port: int) -> set[str]:
+    """Inodes of the TCP sockets listening on ``port``."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as lines:
+            next(lines)
+            for line in lines:
+                fields = line.split()
+                listening = fields[3] == "0A"  # TCP_LISTEN
+                if listening and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(fields[9])
+    return inodes
+
+
 def holder(connection: http.client.HTTPConnection, port: int, workers: set[int]) -> int:
     """The worker that holds the server end of the keep-alive ``connection``."""
     assert connection.sock is not None
@@ -157,13 +171,16 @@ def get(port: int, path: str = "/events", headers: dict[str, str] | None = None)
 
 
 @contextlib.contextmanager
-def serving(database_url: str, tmp_path: Path, workers: int = 2) -> t.Iterator[Served]:
-    """``calendar-rest serve --workers N`` until both workers answer; always stopped."""
+def serving(
+    database_url: str, tmp_path: Path, workers: int = 2, options: tuple[str, ...] = ()
+) -> t.Iterator[Served]:
+    """``calendar-rest serve --workers N [options]`` until both workers answer; always
+    stopped."""
     port = free_port()
     command = [
         sys.executable, "-m", "calendar_rest", "--database", database_url,
         "serve", "--host", HOST, "--port", str(port), "--threads", "4",
-        "--workers", str(workers),
+        "--workers", str(workers), *options,
     ]  # fmt: skip
     environment = {k: v for k, v in os.environ.items() if not k.startswith("CALENDAR_REST_")}
     log = tmp_path / "serve.log"
@@ -372,6 +389,54 @@ def test_sigterm_lets_an_upload_in_flight_finish_and_exits_0(
         assert served.process.wait(timeout=DEADLINE) == 0, served.output()
 
 
+@served_test
+def test_by_default_the_workers_accept_from_the_arbiters_one_socket(
+    app: Application, database_url: str, tmp_path: Path
+) -> None:
+    app.database.close()
+    with serving(database_url, tmp_path) as served:
+        listeners = listening_inodes(served.port)
+        assert len(listeners) == 1
+        assert listeners <= socket_inodes(served.process.pid)
+        for worker in served.workers:
+            assert listeners <= socket_inodes(worker)
+
+
+#: keep-alive connections opened at once; with the kernel's spread, all of them
+#: landing in one of two workers has a chance of 2 ** -31
+BURST = 32
+
+
+@served_test
+def test_reuse_port_gives_each_worker_a_listener_and_spreads_a_burst_of_connections(
+    app: Application, database_url: str, tmp_path: Path
+) -> None:
+    app.database.close()
+    with serving(database_url, tmp_path, options=("--reuse-port",)) as served:
+        workers = served.workers
+        listeners = listening_inodes(served.port)
+        own = {worker: socket_inodes(worker) & listeners for worker in workers}
+        assert all(len(held) == 1 for held in own.values()), own
+        assert len(set.union(*own.values())) == len(workers) == 2
+        assert not socket_inodes(served.process.pid) & listeners  # the arbiter binds none
+        connections = [
+            http.client.HTTPConnection(HOST, served.port, timeout=5) for _ in range(BURST)
+        ]
+        try:
+            for connection in connections:
+                connection.connect()
+            for connection in connections:
+                connection.request("GET", NS + "/events")
+                response = connection.getresponse()
+                assert response.status == 200
+                response.read()
+            holders = [holder(connection, served.port, workers) for connection in connections]
+        finally:
+            for connection in connections:
+                connection.close()
+        assert set(holders) == workers, holders
+
+
 # -- the command line, in process -------------------------------------------------------
 
 
@@ -394,6 +459,43 @@ def test_several_workers_without_gunicorn_say_how_to_install_it(
     assert "--workers 2 needs gunicorn" in error
     assert "pip install 'calendar-rest[workers]'" in error
     assert not (tmp_path / "c.db").exists()  # refused before anything was done
+
+
+@pytest.mark.parametrize(
+    ("options", "refusal"),
+    [
+        (["--workers", "1"], "--reuse-port needs --workers 2 or more"),
+        (["--workers", "2", "--port", "0"], "--reuse-port needs a fixed --port"),
+    ],
+)
+def test_reuse_port_is_refused_where_it_means_nothing(
+    options: list[str],
+    refusal: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("LANGUAGE", "en")
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    assert main(["--database", url, "serve", "--reuse-port", *options]) == 1
+    assert refusal in capsys.readouterr().err
+    assert not (tmp_path / "c.db").exists()  # refused before anything was done
+
+
+def test_reuse_port_reaches_gunicorn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from calendar_rest import server
+    from calendar_rest.cli import serve
+
+    told: dict[str, t.Any] = {}
+    monkeypatch.setattr(server, "workers_available", lambda: True)
+    monkeypatch.setattr(serve, "start_forked_roll_forward", lambda *args: None)
+    monkeypatch.setattr(server, "serve_workers", lambda *a, **options: told.update(options))
+    url = f"sqlite:///{tmp_path / 'two.db'}"
+    assert main(["--database", url, "serve", "--workers", "2", "--reuse-port"]) == 0
+    assert told["reuse_port"] is True and told["workers"] == 2
+    told.clear()
+    assert main(["--database", url, "serve", "--workers", "2"]) == 0
+    assert told["reuse_port"] is False
 
 
 def test_one_worker_keeps_waitress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

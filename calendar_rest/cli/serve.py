@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import threading
 import typing as t
 
@@ -23,6 +24,11 @@ NO_WORKERS = N_(
     "--workers %(workers)d needs gunicorn, which is not installed: "
     "pip install 'calendar-rest[workers]'"
 )
+REUSE_PORT_NEEDS_WORKERS = N_("--reuse-port needs --workers 2 or more")
+REUSE_PORT_NEEDS_PORT = N_(
+    "--reuse-port needs a fixed --port: with 0 each worker would get its own"
+)
+NO_REUSE_PORT = N_("--reuse-port: this system has no SO_REUSEPORT")
 
 
 def add_commands(commands: t.Any, _: Translate) -> None:
@@ -54,6 +60,14 @@ def add_commands(commands: t.Any, _: Translate) -> None:
         ),
     )
     serve.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help=_(
+            "with --workers: each worker listens on a socket of its own and the kernel "
+            "spreads new connections over them (see the README)"
+        ),
+    )
+    serve.add_argument(
         "--cache-entries",
         type=int,
         default=Settings.cache_entries,
@@ -66,6 +80,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int
     from ..app import create_app
     from ..server import serve, workers_available
 
+    if args.reuse_port:
+        check_reuse_port(args)
     if args.workers > 1 and not workers_available():
         raise CliError(NO_WORKERS, workers=args.workers)
     with open_database(settings.database_url) as database:
@@ -92,6 +108,16 @@ def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int
     return 0
 
 
+def check_reuse_port(args: argparse.Namespace) -> None:
+    """``--reuse-port`` only means something for several workers on a fixed port."""
+    if args.workers < 2:
+        raise CliError(REUSE_PORT_NEEDS_WORKERS)
+    if args.port == 0:
+        raise CliError(REUSE_PORT_NEEDS_PORT)
+    if not hasattr(socket, "SO_REUSEPORT"):
+        raise CliError(NO_REUSE_PORT)
+
+
 def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
     """``serve --workers N``: gunicorn's arbiter forks N workers, each building its own
     app (and so its own database connections) after the fork. The arbiter itself only
@@ -113,6 +139,7 @@ def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> 
             workers=args.workers,
             threads=args.threads,
             max_body_bytes=settings.max_body_bytes,
+            reuse_port=args.reuse_port,
         )
     finally:
         stop.set()
