@@ -143,6 +143,8 @@ class Settings:
     write_interval: float = 1.0
     #: the load client: ``python`` (``load.py``) or ``wrk`` (``wrk_load.py``)
     client: str = "python"
+    #: several workers listen on sockets of their own (``serve --reuse-port``)
+    reuse_port: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,10 +225,16 @@ def free_port() -> int:
 
 
 def app_command(
-    url: str, port: int, threads: int, cache: bool = True, workers: int = 1
+    url: str,
+    port: int,
+    threads: int,
+    cache: bool = True,
+    workers: int = 1,
+    reuse_port: bool = False,
 ) -> list[str]:
     if importlib.util.find_spec("calendar_rest.cli") is not None:
         more = ["--workers", str(workers)] if workers > 1 else []
+        more += ["--reuse-port"] if workers > 1 and reuse_port else []
         return [
             sys.executable,
             "-m",
@@ -582,6 +590,7 @@ def heading(meta: dict[str, t.Any]) -> str:
         f"(+{meta['warmup']:g} s warm-up, max {meta['max_requests']:,} requests); "
         f"load average {meta['load_before']} before, {meta['load_after']} after; "
         f"load client {meta.get('client', 'python')}"
+        + ("; workers with --reuse-port" if meta.get("reuse_port") else "")
     )
 
 
@@ -664,7 +673,9 @@ def run_size(
         for workers in settings.workers:
             for label, cache in (("cold", False), ("cached", True)):
                 port = free_port()
-                command = app_command(url, port, settings.threads, cache, workers)
+                command = app_command(
+                    url, port, settings.threads, cache, workers, settings.reuse_port
+                )
                 server = Server(f"{label} app, {workers} worker(s)", command, port)
                 servers[workers, label] = stack.enter_context(server)
                 print(f"  {server.name}: {server.base}", flush=True)
@@ -794,6 +805,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="seconds between two writes of the mixed scenario (default 1)",
     )
     parser.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="with --workers above 1: serve --reuse-port (each worker its own socket, "
+        "the kernel spreads the connections)",
+    )
+    parser.add_argument(
         "--client",
         choices=("python", "wrk"),
         default="python",
@@ -844,6 +861,7 @@ def main(argv: list[str] | None = None) -> int:
         args.worker_counts,
         args.write_interval,
         args.client,
+        args.reuse_port,
     )
     results = []
     for events in args.size_list:
