@@ -62,8 +62,9 @@ def inline_code(text: str) -> list[str]:
 def command_lines(text: str) -> list[list[str]]:
     """The arguments after ``calendar-rest`` of every command in a shell block (after
     any cron schedule or variable assignment) or in inline code; placeholders such as
-    ``ID`` become ``1``."""
-    lines = [line for block in shell_blocks(text) for line in block.splitlines()]
+    ``ID`` become ``1``; a line ending in a backslash goes on with the next."""
+    joined = [block.replace("\\\n", " ") for block in shell_blocks(text)]
+    lines = [line for block in joined for line in block.splitlines()]
     lines += [span for span in inline_code(text) if span.startswith("calendar-rest ")]
     commands = []
     for line in lines:
