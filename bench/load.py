@@ -68,6 +68,14 @@ class _Tally:
     cache: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
+def loopback(base: str) -> tuple[str, int]:
+    """The host and port of ``base``, once it is known to be plain http to this machine."""
+    parts = urlsplit(base)
+    assert parts.scheme == "http", f"plain http only, not {base!r}"
+    assert parts.hostname in LOOPBACK_HOSTS, f"loopback only, not {parts.hostname!r}"
+    return parts.hostname, parts.port or 80
+
+
 def run_load(
     base: str,
     paths: list[str],
@@ -78,11 +86,8 @@ def run_load(
 ) -> LoadResult:
     """Load ``base`` (``http://127.0.0.1:PORT``) with ``paths`` cycled over
     ``connections`` connections; see the module docstring for the bounds."""
-    parts = urlsplit(base)
-    assert parts.scheme == "http", f"plain http only, not {base!r}"
-    assert parts.hostname in LOOPBACK_HOSTS, f"loopback only, not {parts.hostname!r}"
+    host, port = loopback(base)
     assert paths and connections > 0 and duration > 0 and max_requests > 0 and warmup >= 0
-    port = parts.port or 80
     processes = min(PROCESSES, connections)
     per_process = _split(connections, processes)
     quotas = _split(max(max_requests, connections), connections)
@@ -94,7 +99,7 @@ def run_load(
     first = 0
     for count in per_process:
         plan = _Plan(
-            parts.hostname, port, paths, first, connections, quotas[first : first + count],
+            host, port, paths, first, connections, quotas[first : first + count],
             warmup, duration,
         )  # fmt: skip
         workers.append(context.Process(target=_worker, args=(plan, ready, go, results)))
@@ -243,4 +248,4 @@ def _merge(tallies: list[_Tally]) -> LoadResult:
     )
 
 
-__all__ = ["LoadResult", "run_load"]
+__all__ = ["LoadResult", "loopback", "run_load"]

@@ -22,9 +22,8 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from load import CACHE_HEADER, LOOPBACK_HOSTS, REQUEST_TIMEOUT, LoadResult
+from load import CACHE_HEADER, REQUEST_TIMEOUT, LoadResult, loopback
 
 #: the line the script's ``done`` prints, followed by its figures
 MARK = "BENCH-WRK"
@@ -90,9 +89,7 @@ def run_wrk(
 ) -> LoadResult:
     """Load ``base`` (``http://127.0.0.1:PORT``) as ``load.run_load`` does, with wrk."""
     del max_requests  # wrk has no request budget (see the module docstring)
-    parts = urlsplit(base)
-    assert parts.scheme == "http", f"plain http only, not {base!r}"
-    assert parts.hostname in LOOPBACK_HOSTS, f"loopback only, not {parts.hostname!r}"
+    loopback(base)
     assert paths and connections > 0 and duration > 0 and warmup >= 0
     wrk = shutil.which("wrk")
     if wrk is None:

@@ -87,8 +87,11 @@ def socket_inodes(pid: int) -> set[str]:
     return inodes
 
 
-def tcp_inodes(local_port: int | None = None, remote_port: int | None = None) -> set[str]:
-    """Inodes of the IPv4/IPv6 TCP sockets with that local and/or remote port."""
+def tcp_inodes(
+    local_port: int | None = None, remote_port: int | None = None, *, listening: bool = False
+) -> set[str]:
+    """Inodes of the IPv4/IPv6 TCP sockets with that local and/or remote port (only
+    those listening, if ``listening``)."""
     inodes = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with contextlib.suppress(OSError), open(table) as lines:
@@ -98,21 +101,9 @@ def tcp_inodes(local_port: int | None = None, remote_port: int | None = None) ->
                 local, remote = (int(f.rsplit(":", 1)[1], 16) for f in fields[1:3])
                 if local_port not in (None, local) or remote_port not in (None, remote):
                     continue
+                if listening and fields[3] != "0A":  # TCP_LISTEN
+                    continue
                 inodes.add(fields[9])
-    return inodes
-
-
-def listening_inodes(port: int) -> set[str]:
-    """Inodes of the TCP sockets listening on ``port``."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError), open(table) as lines:
-            next(lines)
-            for line in lines:
-                fields = line.split()
-                listening = fields[3] == "0A"  # TCP_LISTEN
-                if listening and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    inodes.add(fields[9])
     return inodes
 
 
@@ -395,7 +386,7 @@ def test_by_default_the_workers_accept_from_the_arbiters_one_socket(
 ) -> None:
     app.database.close()
     with serving(database_url, tmp_path) as served:
-        listeners = listening_inodes(served.port)
+        listeners = tcp_inodes(local_port=served.port, listening=True)
         assert len(listeners) == 1
         assert listeners <= socket_inodes(served.process.pid)
         for worker in served.workers:
@@ -414,7 +405,7 @@ def test_reuse_port_gives_each_worker_a_listener_and_spreads_a_burst_of_connecti
     app.database.close()
     with serving(database_url, tmp_path, options=("--reuse-port",)) as served:
         workers = served.workers
-        listeners = listening_inodes(served.port)
+        listeners = tcp_inodes(local_port=served.port, listening=True)
         own = {worker: socket_inodes(worker) & listeners for worker in workers}
         assert all(len(held) == 1 for held in own.values()), own
         assert len(set.union(*own.values())) == len(workers) == 2
