@@ -104,7 +104,6 @@ READ_METHODS = frozenset({"GET", "HEAD"})
 Shown = tuple[bytes, Record | None]
 
 
-#: the route shapes that name one record (conditional writes apply to them)
 class _Refused(Exception):
     """Parameters that did not validate: what ``Dispatcher.parameters`` does not keep."""
 
