@@ -20,6 +20,11 @@ MESSAGES: dict[str, str] = {
     "rest_invalid_json": N_("Invalid JSON body passed."),
     "rest_forbidden": N_("Sorry, you are not allowed to do that."),
     "rest_payload_too_large": N_("The request body is too large."),
+    "rest_malformed_request": N_("The request is not valid HTTP."),
+    "rest_headers_too_large": N_("The request headers are too large."),
+    "rest_transfer_coding_not_implemented": N_(
+        "The request body uses a transfer coding this server does not implement."
+    ),
     "rest_internal_error": N_("The server encountered an unexpected error."),
     "rest_conflict": N_("The request conflicted with a concurrent change; retry it."),
     "rest_precondition_failed": N_(

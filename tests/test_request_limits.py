@@ -600,6 +600,35 @@ class HttpResponse(t.NamedTuple):
         return json.loads(self.body)
 
 
+def served_wp_error(response: HttpResponse) -> tuple[str, int]:
+    """The code and ``data.status`` of a served WordPress-style JSON error."""
+    assert response.headers["content-type"] == "application/json; charset=UTF-8"
+    body = response.json()
+    assert set(body) == {"code", "message", "data"} and body["message"], body
+    return body["code"], body["data"]["status"]
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("head", "status", "code"),
+    [
+        ("Content-Length: ten", 400, "rest_malformed_request"),
+        ("Transfer-Encoding: gzip", 501, "rest_transfer_coding_not_implemented"),
+        ("X-Big: " + "b" * 300_000, 431, "rest_headers_too_large"),  # waitress: 256 KiB
+    ],
+)
+def test_what_waitress_refuses_itself_is_a_wordpress_error_too(
+    app: Application, head: str, status: int, code: str
+) -> None:
+    """A request waitress refuses before the app sees it is answered as the app answers
+    every failure, with the code naming why, and its connection is closed."""
+    with serving(app) as port, socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(f"POST /x HTTP/1.1\r\nHost: h\r\n{head}\r\n\r\n".encode())
+        response = read_response(sock)
+        assert (response.status, served_wp_error(response)) == (status, (code, status))
+        assert closed_by_server(sock)
+
+
 def read_response(sock: socket.socket) -> HttpResponse:
     """One HTTP/1.1 response with a Content-Length (the socket has a timeout)."""
     data = b""
@@ -650,14 +679,16 @@ def test_serve_answers_an_oversized_declaration_at_once_without_the_body(
 ) -> None:
     with serving(app) as port:
         for declared in (60_000_000, app.settings.max_body_bytes + 1):
-            with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-                headers = {"Content-Length": str(declared), **api.headers("administrator")}
-                sock.sendall(request_bytes("POST", "/events", headers=headers))
-                began = time.monotonic()
-                response = read_response(sock)  # not one body byte was sent
-                assert response.status == 413
-                assert time.monotonic() - began < PROMPT
-                assert closed_by_server(sock)
+            for expect in ({}, {"Expect": "100-continue"}):
+                with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+                    headers = {"Content-Length": str(declared), **expect}
+                    sock.sendall(request_bytes("POST", "/events", headers=headers))
+                    began = time.monotonic()
+                    response = read_response(sock)  # not one body byte was sent
+                    assert time.monotonic() - began < PROMPT
+                    assert response.status == 413  # no "100 Continue" came first
+                    assert served_wp_error(response) == ("rest_payload_too_large", 413)
+                    assert closed_by_server(sock)
         # a body of exactly the limit is still read and served
         with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
             body = json_of_size(app.settings.max_body_bytes)

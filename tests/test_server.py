@@ -20,12 +20,7 @@ from conftest import NS, Api
 from live_server import in_thread, running
 
 from calendar_rest.auth import basic_header
-from calendar_rest.server import (
-    OncePerInterval,
-    sending_channel,
-    throttle_queue_warnings,
-    waitress_server,
-)
+from calendar_rest.server import QueueWarnings, sending_channel, waitress_server
 
 pytestmark = pytest.mark.server
 
@@ -210,7 +205,6 @@ def test_queue_warnings_pass_once_per_interval_and_count_those_held_back() -> No
     """A saturated waitress warns "Task queue depth is N" for every waiting request;
     ``serve`` passes one on per interval, saying how many it held back."""
     now = [0.0]
-    throttle = OncePerInterval(60.0, clock=lambda: now[0])
     logger = logging.getLogger("test.queue.throttle")
     logger.propagate = False
     seen: list[str] = []
@@ -220,27 +214,41 @@ def test_queue_warnings_pass_once_per_interval_and_count_those_held_back() -> No
             seen.append(record.getMessage())
 
     logger.addHandler(Keep())
-    logger.addFilter(throttle)
+    warnings = QueueWarnings(logger, 60.0, clock=lambda: now[0])
     for depth in range(1, 6):  # five warnings within the minute: the first passes
-        logger.warning("Task queue depth is %d", depth)
+        warnings.warning("Task queue depth is %d", depth)
         now[0] += 1.0
     now[0] = 61.0
-    logger.warning("Task queue depth is %d", 9)
-    logger.warning("Task queue depth is %d", 10)
+    warnings.warning("Task queue depth is %d", 9)
+    warnings.warning("Task queue depth is %d", 10)
     assert seen == [
         "Task queue depth is 1",
         "Task queue depth is 9 (4 more held back since the last one)",
     ]
 
 
-def test_serve_throttles_waitress_queue_warnings_once() -> None:
-    queue_log = logging.getLogger("waitress.queue")
-    before = list(queue_log.filters)
+def test_the_served_task_queue_warns_through_the_throttle(app: t.Any) -> None:
+    """The throttle stands in for waitress's queue logger itself: a held-back warning
+    never becomes a log record (nor looks up its caller) under the dispatcher's lock."""
+    bound = waitress_server(app, "127.0.0.1", 0, threads=1)
     try:
-        throttle_queue_warnings()
-        throttle_queue_warnings()
-        added = [f for f in queue_log.filters if f not in before]
-        assert len([f for f in queue_log.filters if isinstance(f, OncePerInterval)]) == 1
-        assert all(isinstance(f, OncePerInterval) for f in added)
+        dispatcher = bound.task_dispatcher
+        assert isinstance(dispatcher.queue_logger, QueueWarnings)
+        assert dispatcher.queue_logger.logger is logging.getLogger("waitress.queue")
+        made: list[logging.LogRecord] = []
+        factory = logging.getLogRecordFactory()
+
+        def counting(*args: t.Any, **kwargs: t.Any) -> logging.LogRecord:
+            record = factory(*args, **kwargs)
+            made.append(record)
+            return record
+
+        logging.setLogRecordFactory(counting)
+        try:
+            for depth in range(50):
+                dispatcher.queue_logger.warning("Task queue depth is %d", depth)
+        finally:
+            logging.setLogRecordFactory(factory)
+        assert len(made) == 1
     finally:
-        queue_log.filters[:] = before
+        bound.close()

@@ -381,6 +381,25 @@ def test_sigterm_lets_an_upload_in_flight_finish_and_exits_0(
 
 
 @served_test
+def test_sigterm_closes_idle_keep_alive_connections_instead_of_waiting_for_them(
+    app: Application, database_url: str, tmp_path: Path
+) -> None:
+    """A proxy's pool keeps connections open between requests: a stopping worker closes
+    those with nothing under way at once, rather than holding them (and itself) until
+    the arbiter's grace period ends (30 s) and it is killed."""
+    app.database.close()
+    with serving(database_url, tmp_path) as served:
+        connections = one_connection_per_worker(served)
+        began = time.monotonic()
+        served.process.send_signal(signal.SIGTERM)
+        assert served.process.wait(timeout=DEADLINE) == 0, served.output()
+        assert time.monotonic() - began < PROMPT + 2  # a beat of the worker's loop: 1 s
+        for connection in connections.values():
+            assert connection.sock is not None and closed_by_server(connection.sock)
+            connection.close()
+
+
+@served_test
 def test_by_default_the_workers_accept_from_the_arbiters_one_socket(
     app: Application, database_url: str, tmp_path: Path
 ) -> None:
@@ -474,13 +493,13 @@ def test_reuse_port_is_refused_where_it_means_nothing(
 
 
 def test_reuse_port_reaches_gunicorn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from calendar_rest import server
+    from calendar_rest import prefork
     from calendar_rest.cli import serve
 
     told: dict[str, t.Any] = {}
-    monkeypatch.setattr(server, "workers_available", lambda: True)
+    monkeypatch.setattr(prefork, "workers_available", lambda: True)
     monkeypatch.setattr(serve, "start_forked_roll_forward", lambda *args: None)
-    monkeypatch.setattr(server, "serve_workers", lambda *a, **options: told.update(options))
+    monkeypatch.setattr(prefork, "serve_workers", lambda *a, **options: told.update(options))
     url = f"sqlite:///{tmp_path / 'two.db'}"
     assert main(["--database", url, "serve", "--workers", "2", "--reuse-port"]) == 0
     assert told["reuse_port"] is True and told["workers"] == 2
@@ -490,14 +509,14 @@ def test_reuse_port_reaches_gunicorn(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_one_worker_keeps_waitress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from calendar_rest import server
+    from calendar_rest import prefork, server
     from calendar_rest.cli import serve
 
     told: dict[str, t.Any] = {}
     monkeypatch.setitem(sys.modules, "gunicorn", None)  # not needed for one
     monkeypatch.setattr(serve, "start_daily_roll_forward", lambda *args: None)
     monkeypatch.setattr(server, "serve", lambda app, **options: told.update(options))
-    monkeypatch.setattr(server, "serve_workers", lambda *a, **k: pytest.fail("gunicorn used"))
+    monkeypatch.setattr(prefork, "serve_workers", lambda *a, **k: pytest.fail("gunicorn used"))
     url = f"sqlite:///{tmp_path / 'one.db'}"
     assert main(["--database", url, "serve", "--port", "0", "--workers", "1"]) == 0
     assert told["threads"] == 8 and told["max_body_bytes"] == 1024 * 1024

@@ -78,7 +78,8 @@ def add_commands(commands: t.Any, _: Translate) -> None:
 
 def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
     from ..app import create_app
-    from ..server import serve, workers_available
+    from ..prefork import workers_available
+    from ..server import serve
 
     if args.reuse_port:
         check_reuse_port(args)
@@ -123,7 +124,7 @@ def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> 
     app (and so its own database connections) after the fork. The arbiter itself only
     rolls recurring series forward, on connections it closes before any fork."""
     from ..app import create_app
-    from ..server import serve_workers
+    from ..prefork import serve_workers
 
     cache_entries = max(0, args.cache_entries)
     stop = threading.Event()
