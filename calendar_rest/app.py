@@ -67,7 +67,9 @@ class Application:
         self.login_store = login_store(database)
         models.bind_models(database, self.login_store)
         self.publisher = Publisher(database, clock, settings.site_zone)
-        self.read_gate = read_gate(settings.concurrent_reads, database)
+        #: how many reads run at once (0: unbounded), and what holds the others back
+        self.concurrent_reads = concurrent_reads(settings.concurrent_reads, database)
+        self.read_gate = read_gate(self.concurrent_reads)
         self.cors = CorsPolicy(settings.cors_origins, settings.site_url)
         self.dispatcher = Dispatcher(database, settings, clock, self.cache, self.cors)
         self.router = (
@@ -207,24 +209,30 @@ class Application:
         return request
 
 
-def read_gate(
-    concurrent_reads: int, database: peewee.Database
-) -> threading.Semaphore | threading.Lock | None:
-    """What bounds the reads one process serves at once (``concurrent_reads``).
+def concurrent_reads(setting: int, database: peewee.Database) -> int:
+    """``Settings.concurrent_reads`` resolved: -1 is 1 on SQLite, else 0 (unbounded).
 
     On SQLite a read never waits for anything but the CPU, and Python runs one thread
     at a time: every extra thread only adds hand-offs of the interpreter lock around
     each SQLite call (measured at 100,000 events, 8 threads against 1: a third fewer
-    cold lists per second). The anonymous cache hits answered before routing pass (too
-    short to gain from it), and so do writes (they may wait for SQLite's write lock,
-    and must not block reads meanwhile); the server's threads still parse, answer
-    those hits and send while one read runs.
+    cold lists per second). A server that knows it can give such reads one thread of
+    their own (``read_lane.py``)."""
+    if setting == -1:
+        return 1 if isinstance(database, peewee.SqliteDatabase) else 0
+    return setting
+
+
+def read_gate(concurrent: int) -> threading.Semaphore | threading.Lock | None:
+    """What bounds the reads one process serves at once to ``concurrent`` (0: nothing).
+
+    The anonymous cache hits answered before routing pass (too short to gain from it),
+    and so do writes (they may wait for SQLite's write lock, and must not block reads
+    meanwhile); the server's threads still parse, answer those hits and send while one
+    read runs.
     """
-    if concurrent_reads == -1:
-        concurrent_reads = 1 if isinstance(database, peewee.SqliteDatabase) else 0
-    if concurrent_reads == 1:
+    if concurrent == 1:
         return threading.Lock()
-    return threading.Semaphore(concurrent_reads) if concurrent_reads > 0 else None
+    return threading.Semaphore(concurrent) if concurrent > 0 else None
 
 
 def create_app(

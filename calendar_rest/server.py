@@ -62,15 +62,26 @@ def waitress_server(
     """A waitress server for ``app``, bound but not running, whose connections are
     :func:`sending_channel` ones: on ``host`` and ``port``, or on ``sockets``, listening
     sockets bound already (a gunicorn worker's). Its dispatchers (listeners,
-    connections) go in ``socket_map``, for a caller that runs the loop itself."""
+    connections) go in ``socket_map``, for a caller that runs the loop itself.
+
+    When ``app`` runs one read at a time (its ``concurrent_reads``, SQLite's default),
+    its anonymous reads get a thread of their own (``read_lane.py``); ``threads``
+    serve the rest."""
     from waitress.server import BaseWSGIServer, create_server
 
     where: dict[str, t.Any] = (
         {"sockets": list(sockets)} if sockets else {"host": host, "port": port}
     )
+    lane = None
+    if getattr(app, "concurrent_reads", 0) == 1:
+        from .read_lane import ReadLaneDispatcher
+
+        lane = ReadLaneDispatcher()
+        lane.set_thread_count(threads)  # what create_server does for its own
     server = create_server(
         app,
         map={} if socket_map is None else socket_map,
+        _dispatcher=lane,
         **where,
         **waitress_adjustments(threads, max_body_bytes),
     )

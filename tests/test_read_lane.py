@@ -1,0 +1,141 @@
+"""The read lane (``calendar_rest.read_lane``): under a real waitress server on
+127.0.0.1, an app that runs one read at a time has its anonymous reads served by one
+thread of their own, while writes and reads with credentials take waitress's threads,
+so that a write held up does not hold the reads up. Every wait is bounded."""
+
+from __future__ import annotations
+
+import http.client
+import threading
+import time
+import typing as t
+
+import pytest
+from live_server import in_thread
+
+from calendar_rest.app import Application
+from calendar_rest.read_lane import ReadLaneDispatcher
+from calendar_rest.server import waitress_server
+
+pytestmark = pytest.mark.server
+
+#: the bound of every wait
+DEADLINE = 10.0
+
+
+class ThreadNamingApp:
+    """Answers with the name of the thread that served it; a ``POST /hold`` waits
+    until ``released`` is set (a write waiting for the database's write lock)."""
+
+    def __init__(self, concurrent_reads: int) -> None:
+        self.concurrent_reads = concurrent_reads
+        self.released = threading.Event()
+        self.holding = threading.Event()
+
+    def __call__(self, environ: dict[str, t.Any], start_response: t.Any) -> list[bytes]:
+        if environ["PATH_INFO"] == "/hold":
+            self.holding.set()
+            assert self.released.wait(DEADLINE)
+        name = threading.current_thread().name
+        start_response("200 OK", [("X-Thread", name), ("Content-Length", "0")])
+        return []
+
+
+def served_by(
+    port: int, method: str, path: str = "/", headers: dict[str, str] | None = None
+) -> str:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=DEADLINE)
+    try:
+        connection.request(
+            method, path, body=b"" if method == "POST" else None, headers=headers or {}
+        )
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 200
+        return str(response.headers["X-Thread"])
+    finally:
+        connection.close()
+
+
+def test_anonymous_reads_take_the_lane_and_the_rest_waitress_threads() -> None:
+    app = ThreadNamingApp(concurrent_reads=1)
+    app.released.set()
+    server = waitress_server(app, "127.0.0.1", 0, threads=2)
+    assert isinstance(server.task_dispatcher, ReadLaneDispatcher)
+    with in_thread(server) as port:
+        for method in ("GET", "HEAD", "OPTIONS"):
+            assert served_by(port, method) == "waitress-reads", method
+        assert served_by(port, "GET", headers={"Authorization": "Basic eDp5"}) != "waitress-reads"
+        assert served_by(port, "POST").startswith("waitress-")
+        assert served_by(port, "POST") != "waitress-reads"
+
+
+def test_a_write_held_up_does_not_hold_the_reads_up() -> None:
+    app = ThreadNamingApp(concurrent_reads=1)
+    with in_thread(waitress_server(app, "127.0.0.1", 0, threads=2)) as port:
+        writer = threading.Thread(target=served_by, args=(port, "POST", "/hold"))
+        writer.start()
+        try:
+            assert app.holding.wait(DEADLINE)
+            for _ in range(3):
+                assert served_by(port, "GET") == "waitress-reads"
+        finally:
+            app.released.set()
+            writer.join(DEADLINE)
+        assert not writer.is_alive()
+
+
+def test_an_app_with_concurrent_reads_keeps_waitress_dispatcher() -> None:
+    for concurrent in (0, 4):
+        server = waitress_server(ThreadNamingApp(concurrent), "127.0.0.1", 0, threads=2)
+        try:
+            assert type(server.task_dispatcher) is not ReadLaneDispatcher
+        finally:
+            server.close()
+            server.task_dispatcher.shutdown(timeout=1)
+
+
+def test_the_app_has_the_lane_on_sqlite_only(app: Application, backend: str) -> None:
+    server = waitress_server(app, "127.0.0.1", 0, threads=2)
+    try:
+        lane = isinstance(server.task_dispatcher, ReadLaneDispatcher)
+        assert lane == (backend == "sqlite") == (app.concurrent_reads == 1)
+    finally:
+        server.close()
+        server.task_dispatcher.shutdown(timeout=1)
+
+
+def test_shutting_down_stops_the_lane_and_cancels_what_waits_in_it() -> None:
+    lane = ReadLaneDispatcher()
+    go, serving, seen = threading.Event(), threading.Event(), []
+
+    class Task:
+        requests: t.ClassVar[list[t.Any]] = []
+
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def service(self) -> None:
+            seen.append(f"served {self.name}")
+            serving.set()
+            assert go.wait(DEADLINE)
+
+        def cancel(self) -> None:
+            seen.append(f"cancelled {self.name}")
+
+    with lane.lock:
+        lane.lane.append(Task("running"))
+        lane.lane_ready.notify()
+    assert serving.wait(DEADLINE)  # the lane's thread is in the first task
+    with lane.lock:
+        lane.lane.append(Task("waiting"))
+    stopping = threading.Thread(target=lane.shutdown, kwargs={"timeout": 5})
+    stopping.start()
+    deadline = time.monotonic() + DEADLINE
+    while lane.lane_open:  # the lane is closed while its thread is still in the first
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    go.set()
+    stopping.join(DEADLINE)
+    assert seen == ["served running", "cancelled waiting"]
+    assert not lane.lane_thread.is_alive()
