@@ -591,6 +591,13 @@ def test_serve_tells_waitress_the_apps_body_limit(app: Application) -> None:
     assert adjustments["max_request_body_size"] == app.settings.max_body_bytes + 1
 
 
+def test_serve_keeps_an_idle_connection_longer_than_a_proxy_keeps_its_own() -> None:
+    """nginx drops an idle upstream connection after 60 s: the server waits longer, so
+    the proxy never sends a request down a connection the server is closing."""
+    adjustments = server.waitress_adjustments(4, None)
+    assert adjustments["channel_timeout"] == server.KEEPALIVE_SECONDS > 60
+
+
 class HttpResponse(t.NamedTuple):
     status: int
     headers: dict[str, str]
