@@ -24,8 +24,9 @@ DEADLINE = 10.0
 
 
 class ThreadNamingApp:
-    """Answers with the name of the thread that served it; a ``POST /hold`` waits
-    until ``released`` is set (a write waiting for the database's write lock)."""
+    """Answers with the name of the thread that served it; ``POST /hold`` (a write
+    waiting for the database's write lock) and ``GET /slow`` (a slow read) wait until
+    ``released`` is set."""
 
     def __init__(self, concurrent_reads: int) -> None:
         self.concurrent_reads = concurrent_reads
@@ -33,7 +34,7 @@ class ThreadNamingApp:
         self.holding = threading.Event()
 
     def __call__(self, environ: dict[str, t.Any], start_response: t.Any) -> list[bytes]:
-        if environ["PATH_INFO"] == "/hold":
+        if environ["PATH_INFO"] in ("/hold", "/slow"):
             self.holding.set()
             assert self.released.wait(DEADLINE)
         name = threading.current_thread().name
@@ -83,6 +84,25 @@ def test_a_write_held_up_does_not_hold_the_reads_up() -> None:
             app.released.set()
             writer.join(DEADLINE)
         assert not writer.is_alive()
+
+
+def test_a_slow_read_hands_the_reads_behind_it_to_waitress_threads() -> None:
+    """Once the lane's read runs late, what waits behind it (a cache hit, say) is not
+    held up: waitress's threads serve it, as they would without a lane."""
+    app = ThreadNamingApp(concurrent_reads=1)
+    with in_thread(waitress_server(app, "127.0.0.1", 0, threads=2)) as port:
+        slow = threading.Thread(target=served_by, args=(port, "GET", "/slow"))
+        slow.start()
+        try:
+            assert app.holding.wait(DEADLINE)  # the lane is in the slow read
+            began = time.monotonic()
+            assert served_by(port, "GET") not in ("waitress-reads", "")
+            assert time.monotonic() - began < DEADLINE / 2
+        finally:
+            app.released.set()
+            slow.join(DEADLINE)
+        assert not slow.is_alive()
+        assert served_by(port, "GET") == "waitress-reads"  # the lane serves again
 
 
 def test_an_app_with_concurrent_reads_keeps_waitress_dispatcher() -> None:
