@@ -215,8 +215,8 @@ def concurrent_reads(setting: int, database: peewee.Database) -> int:
     On SQLite a read never waits for anything but the CPU, and Python runs one thread
     at a time: every extra thread only adds hand-offs of the interpreter lock around
     each SQLite call (measured at 100,000 events, 8 threads against 1: a third fewer
-    cold lists per second). A server that knows it can give such reads one thread of
-    their own (``read_lane.py``)."""
+    cold lists per second). ``serve`` reads the result: at 1, it gives the anonymous
+    reads one thread of their own (``read_lane.py``)."""
     if setting == -1:
         return 1 if isinstance(database, peewee.SqliteDatabase) else 0
     return setting
