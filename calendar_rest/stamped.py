@@ -42,6 +42,12 @@ class StampedLRU(t.Generic[K, V]):
                 return None
             return entry[1]
 
+    def stamped(self, key: K) -> tuple[int, V] | None:
+        """The value kept under ``key`` with its generation, whatever that is (for a
+        value that can catch up on the writes since, as list totals do)."""
+        with self._lock:
+            return self._entries.get(key)
+
     def put(self, key: K, generation: int, value: V) -> None:
         with self._lock:
             self._entries.put(key, (generation, value))

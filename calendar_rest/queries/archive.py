@@ -16,11 +16,13 @@ import typing as t
 
 import peewee as pw
 
+from ..db import backend_name
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
-from .counts import Statement
+from . import counts
+from .counts import ByRanges, RangesOf, Statement
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .rows import as_rows, fetch_rows
-from .statements import built, counted, reader
+from .statements import built, by_primary_key, counted, reader
 from .visibility import listable
 from .word_search import every_word, walks_words
 
@@ -95,12 +97,52 @@ def archive_query(
     return Event.select().where(functools.reduce(operator.and_, conditions))
 
 
-def archive_count(filters: ArchiveFilters, user: User | None) -> Statement:
-    """The statement whose rows are the archive's total (``counts.CountCache``)."""
+def archive_count(
+    filters: ArchiveFilters, user: User | None, key: tuple[t.Any, ...] | None = None
+) -> Statement:
+    """The statement whose rows are the archive's total (``counts.CountCache``);
+    ``key``: what the filters and reader are built under (``statements.built``)."""
     return counted(
-        ("archive", repr(filters), reader(user)),
-        lambda: archive_query(filters, user, counting=True),
+        key or _built_as(filters, user), lambda: archive_query(filters, user, counting=True)
     )
+
+
+def _built_as(filters: ArchiveFilters, user: User | None) -> tuple[t.Any, ...]:
+    return ("archive", repr(filters), reader(user))
+
+
+def archive_ranges(
+    filters: ArchiveFilters, user: User | None, key: tuple[t.Any, ...] | None = None
+) -> ByRanges:
+    """The archive's total by ranges of event IDs (``counts.ByRanges``); not for
+    ``hide_subsequent_recurrences`` (whether a row is its series' first depends on
+    the series' other rows)."""
+    width = counts.ID_RANGE
+    key = (*(key or _built_as(filters, user)), width)
+    divide = "DIV" if backend_name(Event._meta.database) == "mysql" else "/"
+    # integer division, spelled out (Peewee would render an operator named DIV as "/")
+    range_number = pw.NodeList((Event.id, pw.SQL(divide), pw.SQL(str(width))), parens=True)
+
+    def grouped() -> pw.ModelSelect[Event]:
+        query = archive_query(filters, user, counting=True)
+        return query.select(range_number, pw.fn.COUNT(pw.SQL("1"))).group_by(pw.SQL("1"))
+
+    def ranged() -> pw.ModelSelect[Event]:
+        # a page's correlated forms: each row of the range is checked by a seek
+        query = archive_query(filters, user, walk_words=True)
+        return query.where(Event.id.between(0, 0)).select(pw.fn.COUNT(pw.SQL("1")))
+
+    return ByRanges(
+        built(("grouped", *key), grouped), by_primary_key(built(("ranged", *key), ranged)), width
+    )
+
+
+def archive_total(filters: ArchiveFilters, user: User | None) -> tuple[Statement, RangesOf | None]:
+    """What the archive's total is counted and kept by (``Call.total``)."""
+    key = _built_as(filters, user)
+    if filters.first_of_series:
+        return archive_count(filters, user, key), None
+    return archive_count(filters, user, key), lambda: archive_ranges(filters, user, key)
 
 
 def walks(
@@ -108,7 +150,7 @@ def walks(
     user: User | None,
     matches: int,
     wanted: int,
-    count: t.Callable[[Statement], int],
+    count: t.Callable[[Statement, RangesOf | None], int],
 ) -> bool:
     """Whether a page of ``wanted`` rows (offset + per page) walks the archive in order
     for its search words, given the filter's total ``matches``: a common word walks, a
@@ -117,7 +159,7 @@ def walks(
     if not filters.search_words:
         return False
     unsearched = dataclasses.replace(filters, search_words=[])
-    return walks_words(matches, count(archive_count(unsearched, user)), wanted)
+    return walks_words(matches, count(*archive_total(unsearched, user)), wanted)
 
 
 def _first_of_series(conditions: list[pw.ColumnBase]) -> pw.ColumnBase:

@@ -18,6 +18,7 @@ from ..models import ChangeEntry, Event, Organizer, PostModel, User, Venue
 from ..taxonomies import CATEGORIES, TAGS
 from .loaded import FEED_COLLECTIONS, FeedEntry
 from .prepared import prepared_sql
+from .site_state import CHANGES_PRUNED, read_counter
 from .visibility import readable_state
 
 COLLECTIONS = FEED_COLLECTIONS
@@ -44,6 +45,34 @@ def revision(record_type: str, record_id: int) -> int:
     )
     row = database.execute_sql(sql, [record_type, record_id]).fetchone()
     return int(row[0] or 0) if row else 0
+
+
+def changed_events(since: int, until: int, most: int) -> set[int] | None:
+    """The IDs of the events written after position ``since`` up to ``until`` (both
+    committed), or None when the log cannot name them all: a write there also changed
+    another kind of record (a term, venue or organizer an event filter may look at), a
+    write logged nothing, compaction dropped entries there, or more than ``most``
+    entries were logged (``queries.counts`` catches list totals up with this)."""
+    if until - since > most:
+        return None
+    database = ChangeEntry._meta.database
+    sql = prepared_sql(
+        database,
+        "changed_records",
+        lambda: (
+            ChangeEntry.select(ChangeEntry.position, ChangeEntry.record_type, ChangeEntry.record_id)
+            .where((ChangeEntry.position > 0) & (ChangeEntry.position <= 0))
+            .limit(1)
+        ),
+    )
+    rows = database.execute_sql(sql, [since, until, most + 1]).fetchall()
+    if len(rows) > most or any(record_type != "event" for _, record_type, _ in rows):
+        return None
+    if len({position for position, _, _ in rows}) != until - since:
+        return None  # a write that logged nothing: what it changed is not known here
+    if read_counter(CHANGES_PRUNED) > since:  # read after the entries (compaction)
+        return None
+    return {record_id for _, _, record_id in rows}
 
 
 def _type_filter(types: t.Sequence[str]) -> pw.Node:
@@ -123,6 +152,7 @@ __all__ = [
     "POST_TYPES",
     "RECORD_TYPES",
     "TERM_TYPES",
+    "changed_events",
     "incremental_walk",
     "initial_walk",
     "post_type",

@@ -20,7 +20,7 @@ from ..errors import ParamErrors, forbidden, missing_params
 from ..i18n import Translate, translator
 from ..media_types import JSON
 from ..models import Event, User
-from ..queries.counts import CountCache, Statement, count_rows
+from ..queries.counts import CountCache, RangesOf, Statement, count_rows
 from ..routes import Route
 from ..schemas import MissingParams, validate
 from ..settings import Settings
@@ -112,14 +112,15 @@ class Call:
     counts: CountCache | None = None
     generation: int | None = None
 
-    def total(self, statement: Statement) -> int:
+    def total(self, statement: Statement, by_ranges: RangesOf | None = None) -> int:
         """The exact number of rows a list's built ``statement`` selects, counted once
-        per filter and write generation (every page of a listing shares it:
-        ``queries.counts``)."""
+        per filter and write generation (every page of a listing shares it), and with
+        ``by_ranges`` caught up after a write by counting only what it changed
+        (``queries.counts``)."""
         database = Event._meta.database
         if self.counts is None:
             return count_rows(database, statement)
-        return self.counts.count(database, statement, self.generation)
+        return self.counts.count(database, statement, self.generation, by_ranges)
 
     def begin_write(self) -> None:
         """Mark the end of a write's checks: what follows writes.

@@ -20,7 +20,7 @@ from ..permissions import (
     may_write_method,
     record_methods,
 )
-from ..queries.archive import archive_count, archive_page, walks
+from ..queries.archive import archive_page, archive_total, walks
 from ..queries.event_filters import ArchiveRequest, resolve_archive
 from ..queries.events import ShownEvent, event_by_id, event_by_slug, shown_event
 from ..queries.related import load_related
@@ -99,7 +99,7 @@ class Events(EventFeeds):
         """One page of a resolved archive (``/events`` or a series' occurrences)."""
         pager = Pager.from_args(args, self.settings)
         filters = archive.filters
-        total = call.total(archive_count(filters, call.user))
+        total = call.total(*archive_total(filters, call.user))
         walk = walks(filters, call.user, total, pager.offset + pager.per_page, call.total)
         events, venues = archive_page(filters, call.user, walk, pager.per_page, pager.offset)
         if pager.past_the_end(len(events)):
