@@ -25,6 +25,7 @@ generation), so a large table is counted once per write, not once per thread.
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import threading
 import typing as t
@@ -65,10 +66,13 @@ RangesOf = t.Callable[[], ByRanges]
 
 @dataclasses.dataclass(frozen=True)
 class Kept:
-    """A kept total, and its matches per range number when kept by ranges."""
+    """A kept total and, when kept by ranges, the matches of each range by its number
+    (ID // width): 8 bytes a range, about 8 KB at 1,000,000 events. Never changed once
+    kept: catching up makes a new one."""
 
     total: int
-    ranges: t.Mapping[int, int] | None = None
+    ranges: array.array[int] | None = None
+    width: int = ID_RANGE
 
 
 @dataclasses.dataclass
@@ -163,23 +167,23 @@ def _recounted(
         if before.ranges is None:
             return Kept(count_rows(database, statement))
         return _by_ranges(database, by_ranges)
-    if before.ranges is None:  # the first write this filter outlives
-        return _by_ranges(database, by_ranges)
-    ranges = dict(before.ranges)
+    if before.ranges is None or before.width != by_ranges.width:
+        return _by_ranges(database, by_ranges)  # the first write this filter outlives
+    ranges = array.array("q", before.ranges)
     for number in {event_id // by_ranges.width for event_id in written}:
-        matches = _range_matches(database, by_ranges, number)
-        if matches:
-            ranges[number] = matches
-        else:
-            ranges.pop(number, None)
-    return Kept(sum(ranges.values()), ranges)
+        if number >= len(ranges):
+            ranges.extend([0] * (number + 1 - len(ranges)))
+        ranges[number] = _range_matches(database, by_ranges, number)
+    return Kept(sum(ranges), ranges, by_ranges.width)
 
 
 def _by_ranges(database: pw.Database, by_ranges: ByRanges) -> Kept:
     sql, params = by_ranges.grouped
     rows = database.execute_sql(sql, list(params)).fetchall()
-    ranges = {int(number): int(matches) for number, matches in rows}
-    return Kept(sum(ranges.values()), ranges)
+    ranges = array.array("q", [0] * (max((int(row[0]) for row in rows), default=-1) + 1))
+    for number, matches in rows:
+        ranges[int(number)] = int(matches)
+    return Kept(sum(ranges), ranges, by_ranges.width)
 
 
 def _range_matches(database: pw.Database, by_ranges: ByRanges, number: int) -> int:
