@@ -1051,6 +1051,37 @@ def test_every_archive_filter_is_served_by_an_index_on_sqlite(
     assert not [line for line in plan if line.startswith("SCAN event")], f"{label}: {plan}"
 
 
+@pytest.mark.parametrize("as_user", [None, "administrator"])
+@pytest.mark.parametrize(
+    ("label", "values"),
+    _representative_filters(),
+    ids=[label for label, _ in _representative_filters()],
+)
+@pytest.mark.backends("sqlite")  # EXPLAIN QUERY PLAN is SQLite's
+def test_a_total_catching_up_reads_only_its_range_of_ids_on_sqlite(
+    api: Api,
+    app: Application,
+    label: str,
+    values: dict[str, t.Any],
+    as_user: str | None,
+) -> None:
+    """After a write, a kept total counts one range of IDs again (``queries.counts``):
+    that count is bounded by the range on the primary key, for every filter."""
+    from calendar_rest.queries.archive import ArchiveFilters, archive_ranges
+
+    user = api.users[as_user] if as_user else None
+    filters = ArchiveFilters(language="en", max_event_seconds=86400, **values)
+    with app.database.connection_context():
+        sql, params = archive_ranges(filters, user).ranged
+        rows = app.database.execute_sql(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
+    plan = [
+        row[-1].replace("SEARCH t1 ", "SEARCH event ").replace("SCAN t1", "SCAN event")
+        for row in rows
+    ]
+    assert any(line.startswith("SEARCH event USING INTEGER PRIMARY KEY") for line in plan), plan
+    assert not [line for line in plan if line.startswith("SCAN event")], f"{label}: {plan}"
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="include is read through the (language, "

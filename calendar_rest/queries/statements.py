@@ -13,6 +13,7 @@ import typing as t
 
 import peewee as pw
 
+from ..db import backend_name
 from ..memo import Memo
 from ..models import Event, User
 from .counts import Statement, counted_rows
@@ -45,7 +46,7 @@ def by_primary_key(statement: Statement) -> Statement:
     row's ID, every match of the filter for a range's few; ``NOT INDEXED`` leaves it
     the rowid range. PostgreSQL and MariaDB weigh the range by their statistics."""
     sql, params = statement
-    if isinstance(Event._meta.database, pw.SqliteDatabase):
+    if backend_name(Event._meta.database) == "sqlite":
         table = f'FROM "{Event._meta.table_name}" AS "t1" '
         sql = sql.replace(table, f"{table}NOT INDEXED ", 1)
     return sql, params
