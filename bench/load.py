@@ -91,7 +91,7 @@ def run_load(
     processes = min(PROCESSES, connections)
     per_process = _split(connections, processes)
     quotas = _split(max(max_requests, connections), connections)
-    context = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    context: t.Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     results = context.Queue()
     ready = context.Queue()
     go = context.Event()

@@ -166,18 +166,17 @@ def inspect(url: str, seed_value: int, single_ids: int = SINGLE_IDS) -> Facts:
     models.bind_models(database, login_store(database))
     try:
         with database.connection_context():
-            categories = list(
-                models.Term.select(models.Term.slug)
+            categories = [
+                term.slug
+                for term in models.Term.select(models.Term.slug)
                 .where(models.Term.taxonomy == CATEGORIES.name)
                 .order_by(models.Term.count.desc(), models.Term.id)
-                .tuples()
-            )
+            ]
             ids = [
-                pk
-                for (pk,) in models.Event.select(models.Event.id)
+                event.id
+                for event in models.Event.select(models.Event.id)
                 .where((models.Event.status == "publish") & (models.Event.password == ""))
                 .order_by(models.Event.id)
-                .tuples()
             ]
             earliest = models.Event.select(pw.fn.MIN(models.Event.start_utc)).scalar()
     finally:
@@ -186,7 +185,7 @@ def inspect(url: str, seed_value: int, single_ids: int = SINGLE_IDS) -> Facts:
     picked = rng.sample(ids, min(single_ids, len(ids)))
     if isinstance(earliest, str):
         earliest = dt.datetime.fromisoformat(earliest)
-    return Facts(categories[len(categories) // 2][0], picked, earliest)
+    return Facts(categories[len(categories) // 2], picked, earliest)
 
 
 def prepare_writes(url: str, facts: Facts) -> WriteTarget:
@@ -201,11 +200,12 @@ def prepare_writes(url: str, facts: Facts) -> WriteTarget:
             stored = models.ApplicationPassword
             stored.delete().where((stored.user == user) & (stored.name == WRITER_LABEL)).execute()
             secret = add_application_password(user, utc_now(SYSTEM_CLOCK), WRITER_LABEL)
-            titles = dict(
-                models.Event.select(models.Event.id, models.Event.title)
-                .where(models.Event.id.in_(facts.event_ids[:200]))
-                .tuples()
-            )
+            titles = {
+                event.id: event.title
+                for event in models.Event.select(models.Event.id, models.Event.title).where(
+                    models.Event.id.in_(facts.event_ids[:200])
+                )
+            }
     finally:
         database.close()
     for pk in facts.event_ids[:200]:
@@ -495,7 +495,7 @@ def measure(
     size, failures = probe(app.base, paths)
     if failures:
         print(f"  warning: {scenario.name}: {failures} probe request(s) were not 200")
-    load = {
+    load: dict[str, t.Any] = {
         "connections": settings.connections,
         "duration": settings.duration,
         "max_requests": settings.max_requests,

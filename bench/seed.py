@@ -195,7 +195,12 @@ class Seeder:
         seen[base] = number
         return base if number == 1 else f"{base}-{number}"
 
-    def insert(self, model: type[models.BaseModel], fields: list[t.Any], rows: t.Iterable) -> int:
+    def insert(
+        self,
+        model: type[models.BaseModel],
+        fields: list[t.Any],
+        rows: t.Iterable[tuple[t.Any, ...]],
+    ) -> int:
         """Multi-row inserts in batches sized to the backend's parameter limit.
 
         The statement is the model's own ``insert_many`` SQL (columns left out get their
@@ -211,11 +216,11 @@ class Seeder:
             sql, defaults = self.statement(model, fields, len(batch))
             params: list[t.Any] = []
             for row in batch:
-                row = list(row)
+                values = list(row)
                 for i in text_dates:
-                    if row[i] is not None:
-                        row[i] = str(row[i])
-                params += row
+                    if values[i] is not None:
+                        values[i] = str(values[i])
+                params += values
                 params += defaults
             self.database.execute_sql(sql, params)
             total += len(batch)
@@ -287,7 +292,7 @@ class Seeder:
         roll = self.rng.random()
         return 1 if roll < 0.85 else 2 if roll < 0.95 else 3
 
-    def post_row(self, pk: int, title: str, model: type[models.PostModel]) -> tuple:
+    def post_row(self, pk: int, title: str, model: type[models.PostModel]) -> tuple[t.Any, ...]:
         """The PostModel columns, in :data:`POST_FIELDS` order."""
         return (
             pk,
@@ -318,7 +323,7 @@ class Seeder:
             models.Venue.geo_lng,
         ]
 
-        def rows() -> t.Iterator[tuple]:
+        def rows() -> t.Iterator[tuple[t.Any, ...]]:
             for pk in range(1, count + 1):
                 city, state, province, country, zip_code, lat, lng, phone = rng.choice(BASE_CITIES)
                 title = f"{rng.choice(VENUE_PREFIXES)} {rng.choice(VENUE_KINDS)}"
@@ -350,7 +355,7 @@ class Seeder:
             models.Organizer.email,
         ]
 
-        def rows() -> t.Iterator[tuple]:
+        def rows() -> t.Iterator[tuple[t.Any, ...]]:
             for pk in range(1, count + 1):
                 title = f"{rng.choice(ORGANIZER_NAMES)} {rng.choice(ORGANIZER_KINDS)}"
                 domain = f"{slugify(title)}.example.com"
@@ -414,8 +419,11 @@ class Seeder:
         return pairs
 
     def event_rows(
-        self, schedule: list[tuple[int, int]], first_id: int, links: dict[str, list[tuple]]
-    ) -> t.Iterator[tuple]:
+        self,
+        schedule: list[tuple[int, int]],
+        first_id: int,
+        links: dict[str, list[tuple[t.Any, ...]]],
+    ) -> t.Iterator[tuple[t.Any, ...]]:
         """Event rows in the order of ``run``'s fields; their links go into ``links``."""
         rng = self.rng
         origin = self.origin
@@ -445,8 +453,8 @@ class Seeder:
             self.longest = max(self.longest, int((end_at - start_at).total_seconds()))
             date = origin + dt.timedelta(seconds=published)
             status = "draft" if rng.random() < DRAFT_RATE else "publish"
-            venue = rng.choices(venue_ids, cum_weights=venue_weights)[0]
-            venue = venue if rng.random() < 0.92 else None
+            chosen = rng.choices(venue_ids, cum_weights=venue_weights)[0]
+            venue = chosen if rng.random() < 0.92 else None
             cost, symbol, position = cost_columns[rng.choices(costs, cum_weights=cost_weights)[0]]
             slug = self.slug(models.Event, title)
             yield (
@@ -494,7 +502,7 @@ class Seeder:
         hours = self.rng.choice((1, 1.5, 2, 2, 2, 3, 3, 4, 6, 8))
         return False, start, start + dt.timedelta(hours=hours)
 
-    def links(self, pk: int, links: dict[str, list[tuple]]) -> None:
+    def links(self, pk: int, links: dict[str, list[tuple[t.Any, ...]]]) -> None:
         rng = self.rng
         organizers = rng.sample(range(1, self.organizer_count + 1), rng.choice((1, 1, 1, 2)))
         links["organizers"] += [(pk, o, i) for i, o in enumerate(organizers)]
@@ -559,7 +567,7 @@ class Seeder:
         totals = {"event_organizer": 0, "event_term": 0, "search_word": 0}
         chunk = 20_000
         for offset in range(0, len(schedule), chunk):
-            links: dict[str, list[tuple]] = {"organizers": [], "terms": [], "words": []}
+            links: dict[str, list[tuple[t.Any, ...]]] = {"organizers": [], "terms": [], "words": []}
             rows = self.event_rows(schedule[offset : offset + chunk], offset + 1, links)
             self.insert(models.Event, fields, rows)
             for name, (model, model_fields) in link_fields.items():
