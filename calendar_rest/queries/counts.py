@@ -96,10 +96,10 @@ class CountCache:
         database: pw.Database,
         statement: Statement,
         generation: int | None,
-        by_ranges: RangesOf | None = None,
+        ranges_of: RangesOf | None = None,
     ) -> int:
         """How many rows the built ``statement`` selects (see :func:`counted_rows`);
-        ``generation`` None (unknown) counts afresh. With ``by_ranges``, a total kept
+        ``generation`` None (unknown) counts afresh. With ``ranges_of``, a total kept
         from an earlier generation catches up on the events written since."""
         if generation is None:
             return count_rows(database, statement)
@@ -113,7 +113,7 @@ class CountCache:
         return self._counted_once(
             statement,
             generation,
-            lambda: _recounted(database, statement, generation, earlier, by_ranges),
+            lambda: _recounted(database, statement, generation, earlier, ranges_of),
             keep=kept is None or earlier is not None,
         )
 

@@ -112,15 +112,15 @@ class Call:
     counts: CountCache | None = None
     generation: int | None = None
 
-    def total(self, statement: Statement, by_ranges: RangesOf | None = None) -> int:
+    def total(self, statement: Statement, ranges_of: RangesOf | None = None) -> int:
         """The exact number of rows a list's built ``statement`` selects, counted once
         per filter and write generation (every page of a listing shares it), and with
-        ``by_ranges`` caught up after a write by counting only what it changed
+        ``ranges_of`` caught up after a write by counting only what it changed
         (``queries.counts``)."""
         database = Event._meta.database
         if self.counts is None:
             return count_rows(database, statement)
-        return self.counts.count(database, statement, self.generation, by_ranges)
+        return self.counts.count(database, statement, self.generation, ranges_of)
 
     def begin_write(self) -> None:
         """Mark the end of a write's checks: what follows writes.
