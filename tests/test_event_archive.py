@@ -1123,3 +1123,28 @@ def test_the_longest_event_is_read_once_per_write_generation(
     listed = api.get(f"/events?ends_after={day(55).isoformat()}&start_date={day(30).isoformat()}")
     assert [event["title"] for event in listed.json["events"]] == ["Long"]
     assert len(reads) == 1  # at the new generation
+
+
+@pytest.mark.parametrize("as_user", [None, "contributor", "administrator"])
+@pytest.mark.backends("postgresql")  # the plan asked of PostgreSQL's EXPLAIN
+def test_a_walking_search_checks_each_row_in_turn_on_postgresql(
+    api: Api, app: Application, as_user: str | None
+) -> None:
+    """A page of a common word walks the archive and checks each event's words with a
+    seek (``queries.word_search``). PostgreSQL would flatten the ``EXISTS`` into a join
+    gathering every match of the word first (measured at 100,000 events: 17 ms against
+    0.8 ms for the walk); the plan keeps it a subplan, whatever the table sizes."""
+    from calendar_rest.queries.archive import ArchiveFilters, archive_query
+
+    user = api.users[as_user] if as_user else None
+    filters = ArchiveFilters(language="en", max_event_seconds=86400, search_words=["jazz", "night"])
+    event = calendar_models.Event
+    query = archive_query(filters, user, walk_words=True)
+    query = query.order_by(event.start_utc, event.id).limit(10)
+    with app.database.connection_context():
+        sql, params = query.sql()
+        plan = "\n".join(
+            row[0] for row in app.database.execute_sql(f"EXPLAIN {sql}", params).fetchall()
+        )
+    assert plan.count("SubPlan") >= 2, plan  # one per word
+    assert "search_word" in plan and "Join" not in plan, plan
