@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import typing as t
 
 from ..dates import end_of_day, format_datetime, from_utc, parse_datetime, start_of_day, to_utc
@@ -133,17 +134,15 @@ class _Resolver:
             return to_utc(local, zone)
 
         relative = any(name in args for name in RELATIVE)
+        window = None if relative else _default_window(now_local.date(), zone)
         if "start_date" in args:
             filters.start_min = bound("start_date", at_end=False)
-        elif not relative:
-            filters.start_min = to_utc(start_of_day(now_local), zone)
-            self.echo["start_date"] = format_datetime(start_of_day(now_local))
+        elif window is not None:
+            filters.start_min, self.echo["start_date"] = window[0]
         if "end_date" in args:
             filters.end_max = bound("end_date", at_end=True)
-        elif not relative:
-            later = end_of_day(_years_later(now_local, 2))
-            filters.end_max = to_utc(later, zone)
-            self.echo["end_date"] = format_datetime(later)
+        elif window is not None:
+            filters.end_max, self.echo["end_date"] = window[1]
         for name in RELATIVE:
             if name in args:
                 setattr(filters, name, bound(name, at_end=True))
@@ -213,6 +212,18 @@ class _Resolver:
             self.filters.geo_venues = True
         if "geoloc" in args:
             self.echo["geoloc"] = "1" if args["geoloc"] else "0"
+
+
+@functools.lru_cache(maxsize=16)
+def _default_window(
+    today: dt.date, zone: dt.tzinfo
+) -> tuple[tuple[dt.datetime, str], tuple[dt.datetime, str]]:
+    """TEC's default window, from the start of ``today`` in ``zone`` to the end of the
+    same day two years later: each bound in UTC and as echoed. Every list without
+    dates asks for it, and it changes once a day, so it is kept."""
+    start = dt.datetime.combine(today, dt.time())
+    end = end_of_day(_years_later(start, 2))
+    return (to_utc(start, zone), format_datetime(start)), (to_utc(end, zone), format_datetime(end))
 
 
 def _years_later(value: dt.datetime, years: int) -> dt.datetime:
