@@ -39,10 +39,11 @@ def _has_word(
         own = SearchWord.select(SearchWord.record_id).where(
             match & (SearchWord.record_id == model.id)
         )
-        if backend_name(SearchWord._meta.database) == "postgresql":
-            # PostgreSQL would turn the EXISTS into a join that gathers every match
-            # (its estimate of a prefix range is a row or so); it keeps a subquery
-            # with an OFFSET as it stands, checked row by row as the walk goes
+        if backend_name(SearchWord._meta.database) != "sqlite":
+            # PostgreSQL and MariaDB would turn the EXISTS into a join, or a table,
+            # gathering every match first (PostgreSQL estimates a prefix range at a
+            # row or so); both keep a subquery with an OFFSET as it stands, checked
+            # row by row as the walk goes
             own = own.offset(0)
         return pw.fn.EXISTS(own)
     return model.id.in_(SearchWord.select(SearchWord.record_id).where(match))
