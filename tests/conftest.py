@@ -180,7 +180,10 @@ def app(database_url: str) -> t.Iterator[Application]:
     application = create_app(database_url)
     _empty_tables(application)
     yield application
-    application.database.close()
+    # every pooled connection, those the test's servers and threads opened included:
+    # a pool left to the garbage collector holds its connections open until then,
+    # and PostgreSQL serves 100 at most
+    application.database.close_all()
 
 
 @pytest.fixture
