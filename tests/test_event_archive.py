@@ -1010,6 +1010,16 @@ def _representative_filters() -> list[tuple[str, dict[str, t.Any]]]:
     ]
 
 
+#: each representative filter, asked of SQLite's ``EXPLAIN QUERY PLAN``
+every_filter_on_sqlite = pytest.mark.parametrize(
+    ("label", "values"),
+    [
+        pytest.param(label, values, marks=pytest.mark.backends("sqlite"), id=label)
+        for label, values in _representative_filters()
+    ],
+)
+
+
 def _sqlite_plan(app: Application, filters: t.Any, user: t.Any) -> list[str]:
     """SQLite's plan of one archive page, with peewee's table aliases (``"event" AS
     "t1"``) turned back into table names so ``SCAN event`` reads as it should."""
@@ -1029,12 +1039,7 @@ def _sqlite_plan(app: Application, filters: t.Any, user: t.Any) -> list[str]:
 
 
 @pytest.mark.parametrize("as_user", [None, "contributor", "administrator"])
-@pytest.mark.parametrize(
-    ("label", "values"),
-    _representative_filters(),
-    ids=[label for label, _ in _representative_filters()],
-)
-@pytest.mark.backends("sqlite")  # EXPLAIN QUERY PLAN is SQLite's
+@every_filter_on_sqlite
 def test_every_archive_filter_is_served_by_an_index_on_sqlite(
     api: Api,
     app: Application,
@@ -1052,12 +1057,7 @@ def test_every_archive_filter_is_served_by_an_index_on_sqlite(
 
 
 @pytest.mark.parametrize("as_user", [None, "administrator"])
-@pytest.mark.parametrize(
-    ("label", "values"),
-    _representative_filters(),
-    ids=[label for label, _ in _representative_filters()],
-)
-@pytest.mark.backends("sqlite")  # EXPLAIN QUERY PLAN is SQLite's
+@every_filter_on_sqlite
 def test_a_total_catching_up_reads_only_its_range_of_ids_on_sqlite(
     api: Api,
     app: Application,
