@@ -20,6 +20,7 @@ from ..db import backend_name
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
 from . import counts
 from .counts import ByRanges, RangesOf, Statement
+from .linked_json import Linked, inline_linked, linked_columns, read_linked
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .rows import as_rows, fetch_rows
 from .statements import built, by_primary_key, counted, reader
@@ -237,10 +238,13 @@ def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.ColumnB
 
 
 class Page(t.NamedTuple):
-    """A page of events, in order, and the venues they name (read with them)."""
+    """A page of events, in order, the venues they name (read with them) and, on
+    SQLite, each event's organizers and terms (``linked_json.py``; None: read them
+    apart)."""
 
     events: list[Event]
     venues: list[Venue]
+    linked: dict[int, Linked] | None
 
 
 def archive_page(
@@ -250,7 +254,8 @@ def archive_page(
 
     The filtered statement selects IDs only (served by the covering archive index,
     and built once per filter: ``statements.built``); the rows then come from a
-    prepared look-up by primary key, each with its venue's.
+    prepared look-up by primary key, each with its venue's (and, on SQLite, its
+    organizers and terms).
     """
 
     def ordered_ids() -> pw.ModelSelect[Event]:
@@ -261,21 +266,31 @@ def archive_page(
     key = ("archive", repr(filters), reader(user), walk, limit, offset)
     sql, params = built(key, ordered_ids)
     ids = [row[0] for row in Event._meta.database.execute_sql(sql, list(params)).fetchall()]
+    inline = inline_linked(Event._meta.database)
     if not ids:
-        return Page([], [])
+        return Page([], [], {} if inline else None)
+
+    def by_ids() -> pw.ModelSelect[Event]:
+        query = (
+            Event.select(Event, Venue)
+            .join(Venue, pw.JOIN.LEFT_OUTER, on=(Venue.id == Event.venue_id))
+            .where(Event.id.in_(ids))
+        )
+        return query.select_extend(*linked_columns()) if inline else query
+
     rows = {
-        event.id: (event, venue_row)
-        for event, venue_row in fetch_rows(
-            Event,
-            ("events_with_venues_by_ids", len(ids)),
-            lambda: (
-                Event.select(Event, Venue)
-                .join(Venue, pw.JOIN.LEFT_OUTER, on=(Venue.id == Event.venue_id))
-                .where(Event.id.in_(ids))
-            ),
-            ids,
+        event.id: (event, extra)
+        for event, extra in fetch_rows(
+            Event, ("events_with_venues_by_ids", len(ids), inline), by_ids, ids
         )
     }
     found = [rows[event_id] for event_id in ids if event_id in rows]
-    venues = {row[0]: row for _, row in found if row and row[0] is not None}
-    return Page([event for event, _ in found], as_rows(Venue, venues.values()))
+    venues: dict[int, tuple[t.Any, ...]] = {}
+    linked: dict[int, Linked] | None = {} if inline else None
+    for event, extra in found:
+        venue_row = extra[:-2] if inline else extra
+        if venue_row and venue_row[0] is not None:
+            venues[venue_row[0]] = venue_row
+        if linked is not None:
+            linked[event.id] = read_linked(*extra[-2:])
+    return Page([event for event, _ in found], as_rows(Venue, venues.values()), linked)

@@ -24,6 +24,7 @@ from ..models import (
     model_of,
 )
 from ..permissions import can_read
+from .linked_json import Linked
 from .loaded import Related
 from .rows import fetch_rows
 from .series import series_lines
@@ -73,13 +74,15 @@ def load_related(
     language: str | None = None,
     total: Total | None = None,
     venues: t.Sequence[Venue] | None = None,
+    linked: t.Mapping[int, Linked] | None = None,
 ) -> Related:
     """Venues, organizers, terms, images and every translation group of ``events`` in
     at most five queries, and at most two more when venues or organizers are shown in
     their ``language`` translation (see ``_in_language``). Only the venues and
     organizers ``user`` may read are embedded. With ``total``, no translation group is
     read while none of the page's tables holds a translation (``load_translations``).
-    ``venues``, when given, are the events' venues, already read with them."""
+    ``venues``, when given, are the events' venues, already read with them, and
+    ``linked`` their organizers and terms (``linked_json.py``)."""
     related = Related()
     if not events:
         return related
@@ -89,13 +92,18 @@ def load_related(
         venues = _by_ids(Venue, venue_ids) if venue_ids else []
     related.venues = {venue.id: venue for venue in venues if can_read(user, venue)}
     # organizers in the order the event lists them, terms by name (WordPress)
+    if linked is None:
+        all_organizers = _linked_by_event(
+            Organizer, EventOrganizer.organizer, EventOrganizer.position, event_ids
+        )
+        terms = _linked_by_event(Term, EventTerm.term, Term.name, event_ids)
+    else:
+        all_organizers = {i: group.organizers for i, group in linked.items() if group.organizers}
+        terms = {i: group.terms for i, group in linked.items() if group.terms}
     organizers = {
         event_id: [organizer for organizer in group if can_read(user, organizer)]
-        for event_id, group in _linked_by_event(
-            Organizer, EventOrganizer.organizer, EventOrganizer.position, event_ids
-        ).items()
+        for event_id, group in all_organizers.items()
     }
-    terms = _linked_by_event(Term, EventTerm.term, Term.name, event_ids)
     related.organizers, related.terms = organizers, terms
     related.translations = load_translations(
         events,

@@ -23,6 +23,7 @@ from ..permissions import (
 from ..queries.archive import archive_page, archive_total, walks
 from ..queries.event_filters import ArchiveRequest, resolve_archive
 from ..queries.events import ShownEvent, event_by_id, event_by_slug, shown_event
+from ..queries.linked_json import Linked
 from ..queries.related import load_related
 from ..repository.events import check_event_write
 from ..repository.posts import WriteContext
@@ -101,10 +102,12 @@ class Events(EventFeeds):
         filters = archive.filters
         total = call.total(*archive_total(filters, call.user))
         walk = walks(filters, call.user, total, pager.offset + pager.per_page, call.total)
-        events, venues = archive_page(filters, call.user, walk, pager.per_page, pager.offset)
+        events, venues, linked = archive_page(
+            filters, call.user, walk, pager.per_page, pager.offset
+        )
         if pager.past_the_end(len(events)):
             raise RestError("event-archive-page-not-found", 404)
-        related = load_related(events, call.user, call.language, call.total, venues)
+        related = load_related(events, call.user, call.language, call.total, venues, linked)
         view = self.view(call)
         items = [
             event_data(event, related, view, redact=self.redacted(event, call, args))
@@ -141,7 +144,8 @@ class Events(EventFeeds):
         if shown is None:
             return Reply(self.represent(event, call, single=True))
         venues = [shown.venue] if shown.venue is not None else []
-        body = self.represent(event, call, single=True, venues=venues)
+        linked = {event.id: shown.linked} if shown.linked is not None else None
+        body = self.represent(event, call, single=True, venues=venues, linked=linked)
         return Reply(body, revision=shown.revision)
 
     # -- writes ----------------------------------------------------------------------
@@ -227,8 +231,9 @@ class Events(EventFeeds):
         *,
         single: bool = False,
         venues: t.Sequence[Venue] | None = None,
+        linked: t.Mapping[int, Linked] | None = None,
     ) -> dict[str, t.Any]:
-        related = load_related([event], call.user, call.language, call.total, venues)
+        related = load_related([event], call.user, call.language, call.total, venues, linked)
         return event_data(event, related, self.view(call, single=single))
 
     @property
