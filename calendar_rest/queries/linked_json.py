@@ -78,7 +78,10 @@ def _rows(model: type[L], text: str, order: t.Callable[[list[t.Any]], t.Any]) ->
     cls = row_class(model)
     width = len(model._meta.sorted_fields)
     new = tuple.__new__
-    return [t.cast(L, new(cls, values[:width])) for values in sorted(orjson.loads(text), key=order)]
+    found = orjson.loads(text)
+    if len(found) > 1:
+        found.sort(key=order)
+    return [t.cast(L, new(cls, values[:width])) for values in found]
 
 
 _ORGANIZER_POSITION = len(Organizer._meta.sorted_fields)

@@ -63,14 +63,15 @@ def load_translations(
     members that point at the page's roots; roots are read (a second statement) only
     for groups that turned out to have members and whose root is not on the page."""
     records = list(itertools.chain.from_iterable(pages))
+    models = {t.cast("type[Translatable]", model_of(record)) for record in records}
+    translations = Translations()
+    if not models or (total is not None and not total(_any_member(models))):
+        return translations  # the usual case: asked before looking at each record's group
     roots: dict[type[Translatable], set[int]] = defaultdict(set)
     for record in records:
         roots[t.cast("type[Translatable]", model_of(record))].add(
             record.translation_of or record.id
         )
-    translations = Translations()
-    if not roots or (total is not None and not total(_any_member(roots))):
-        return translations
     members: dict[GroupKey, list[Member]] = defaultdict(list)
     for model, root, member in _members(roots, with_roots=False):
         members[(model, root)].append(member)
