@@ -20,7 +20,7 @@ from ..db import backend_name
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
 from . import counts
 from .counts import ByRanges, RangesOf, Statement
-from .linked_json import Linked, inline_linked, linked_columns, read_linked
+from .linked_json import Linked, carries_linked, linked_columns, orders_in_python, read_linked
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .rows import as_rows, fetch_rows
 from .statements import built, by_primary_key, counted, reader
@@ -238,9 +238,9 @@ def _link_conditions(filters: ArchiveFilters, counting: bool) -> list[pw.ColumnB
 
 
 class Page(t.NamedTuple):
-    """A page of events, in order, the venues they name (read with them) and, on
-    SQLite, each event's organizers and terms (``linked_json.py``; None: read them
-    apart)."""
+    """A page of events, in order, the venues they name and each event's organizers
+    and terms (``linked_json.py``; None: the backend reads them apart), all read with
+    them."""
 
     events: list[Event]
     venues: list[Venue]
@@ -254,8 +254,8 @@ def archive_page(
 
     The filtered statement selects IDs only (served by the covering archive index,
     and built once per filter: ``statements.built``); the rows then come from a
-    prepared look-up by primary key, each with its venue's (and, on SQLite, its
-    organizers and terms).
+    prepared look-up by primary key, each with its venue's (and its organizers and
+    terms where the backend aggregates them).
     """
 
     def ordered_ids() -> pw.ModelSelect[Event]:
@@ -265,32 +265,34 @@ def archive_page(
 
     key = ("archive", repr(filters), reader(user), walk, limit, offset)
     sql, params = built(key, ordered_ids)
-    ids = [row[0] for row in Event._meta.database.execute_sql(sql, list(params)).fetchall()]
-    inline = inline_linked(Event._meta.database)
+    database = Event._meta.database
+    ids = [row[0] for row in database.execute_sql(sql, list(params)).fetchall()]
+    carried = carries_linked(database)
     if not ids:
-        return Page([], [], {} if inline else None)
+        return Page([], [], {} if carried else None)
 
-    def by_ids() -> pw.ModelSelect[Event]:
-        query = (
-            Event.select(Event, Venue)
+    def by_ids() -> pw.ModelSelect[Event]:  # built once per backend and page length
+        aggregated = linked_columns(database) if carried else ()
+        return (
+            Event.select(Event, Venue, *aggregated)
             .join(Venue, pw.JOIN.LEFT_OUTER, on=(Venue.id == Event.venue_id))
             .where(Event.id.in_(ids))
         )
-        return query.select_extend(*linked_columns()) if inline else query
 
     rows = {
         event.id: (event, extra)
         for event, extra in fetch_rows(
-            Event, ("events_with_venues_by_ids", len(ids), inline), by_ids, ids
+            Event, ("events_with_venues_by_ids", len(ids), carried), by_ids, ids
         )
     }
     found = [rows[event_id] for event_id in ids if event_id in rows]
+    order = orders_in_python(database)
     venues: dict[int, tuple[t.Any, ...]] = {}
-    linked: dict[int, Linked] | None = {} if inline else None
+    linked: dict[int, Linked] | None = {} if carried else None
     for event, extra in found:
-        venue_row = extra[:-2] if inline else extra
-        if venue_row and venue_row[0] is not None:
+        venue_row = extra[:-2] if carried else extra
+        if venue_row[0] is not None:
             venues[venue_row[0]] = venue_row
         if linked is not None:
-            linked[event.id] = read_linked(*extra[-2:])
+            linked[event.id] = read_linked(*extra[-2:], order=order)
     return Page([event for event, _ in found], as_rows(Venue, venues.values()), linked)
