@@ -20,7 +20,7 @@ from ..db import backend_name
 from ..models import Event, EventOrganizer, EventTerm, User, Venue
 from . import counts
 from .counts import ByRanges, RangesOf, Statement
-from .linked_json import Linked, carries_linked, linked_columns, orders_in_python, read_linked
+from .linked_json import Linked, carries_linked, linked_columns, split_linked
 from .modified import ModifiedFilters, list_order, modified_conditions
 from .rows import as_rows, fetch_rows
 from .statements import built, by_primary_key, counted, reader
@@ -286,13 +286,12 @@ def archive_page(
         )
     }
     found = [rows[event_id] for event_id in ids if event_id in rows]
-    order = orders_in_python(database)
-    venues: dict[int, tuple[t.Any, ...]] = {}
+    venues: dict[int, t.Sequence[t.Any]] = {}
     linked: dict[int, Linked] | None = {} if carried else None
     for event, extra in found:
-        venue_row = extra[:-2] if carried else extra
+        venue_row, event_linked = split_linked(database, extra)
         if venue_row[0] is not None:
             venues[venue_row[0]] = venue_row
-        if linked is not None:
-            linked[event.id] = read_linked(*extra[-2:], order=order)
+        if linked is not None and event_linked is not None:
+            linked[event.id] = event_linked
     return Page([event for event, _ in found], as_rows(Venue, venues.values()), linked)

@@ -8,7 +8,7 @@ import peewee as pw
 
 from ..models import ChangeEntry, Event, PostModel, User, Venue, could_exist
 from ..permissions import can_read
-from .linked_json import Linked, carries_linked, linked_columns, orders_in_python, read_linked
+from .linked_json import Linked, carries_linked, linked_columns, split_linked
 from .prepared import fetch
 from .rows import as_row, fetch_rows
 from .visibility import readable
@@ -46,10 +46,8 @@ def shown_event(event_id: int) -> ShownEvent | None:
     if not rows:
         return None
     event, (revision, *rest) = rows[0]
-    venue_row = rest[:-2] if carried else rest
+    venue_row, linked = split_linked(database, rest)
     venue = as_row(Venue, venue_row) if venue_row[0] is not None else None
-    order = orders_in_python(database)
-    linked = read_linked(*rest[-2:], order=order) if carried else None
     return ShownEvent(event, venue, int(revision or 0), linked)
 
 

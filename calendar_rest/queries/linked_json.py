@@ -18,7 +18,7 @@ stored (none of these tables has a REAL or BLOB column), dates as text in ISO 86
 which the rows' converters read as they read SQLite's (``prepared.converter``).
 PostgreSQL orders each array in the aggregate, by its collation as the statements per
 kind do (``related._linked_by_event``); SQLite before 3.44 has no ordered aggregate,
-so :func:`read_linked` orders its arrays (by code point, which is SQLite's binary
+so :func:`split_linked` orders its arrays (by code point, which is SQLite's binary
 collation of UTF-8). MariaDB keeps the statements per kind (:func:`carries_linked`):
 its ``JSON_ARRAYAGG`` cuts its result at ``group_concat_max_len`` (1 MB by default)
 without an error, which a few long organizer descriptions would reach.
@@ -58,8 +58,8 @@ def carries_linked(database: pw.Database) -> bool:
     return backend_name(database) in _JSON_FUNCTIONS
 
 
-def orders_in_python(database: pw.Database) -> bool:
-    """Whether :func:`read_linked` must order what ``database`` aggregated."""
+def _orders_in_python(database: pw.Database) -> bool:
+    """Whether :func:`_read_linked` must order what ``database`` aggregated."""
     return backend_name(database) == "sqlite"
 
 
@@ -110,10 +110,22 @@ def _aggregated(
     )
 
 
-def read_linked(organizers_json: t.Any, terms_json: t.Any, *, order: bool) -> Linked:
+def split_linked(
+    database: pw.Database, values: t.Sequence[t.Any]
+) -> tuple[t.Sequence[t.Any], Linked | None]:
+    """A row's trailing ``values`` without the two :func:`linked_columns` the read
+    added where ``database`` :func:`carries_linked`, and the :class:`Linked` they
+    hold (None where it does not: the caller reads them apart)."""
+    if not carries_linked(database):
+        return values, None
+    *rest, organizers_json, terms_json = values
+    return rest, _read_linked(organizers_json, terms_json, order=_orders_in_python(database))
+
+
+def _read_linked(organizers_json: t.Any, terms_json: t.Any, *, order: bool) -> Linked:
     """The :class:`Linked` of one event from its two :func:`linked_columns`, as the
     driver returned them (JSON text from SQLite; parsed already by psycopg2, and NULL
-    for none), ordered here when ``order`` (:func:`orders_in_python`)."""
+    for none), ordered here when ``order``."""
     return Linked(
         _rows(Organizer, organizers_json, _organizer_order if order else None),
         _rows(Term, terms_json, _term_order if order else None),
