@@ -30,6 +30,16 @@ def series_rows(master_id: int) -> list[Event]:
     return sorted(query, key=lambda row: (row.original_start or row.start_local, row.id))
 
 
+def series_states(master_id: int) -> dict[int, tuple[str, int | None]]:
+    """Every row's status and author as stored, by ID: a series write reads them
+    before it changes anything, as the "before" of its change-log entries."""
+    query = Event.select(Event.id, Event.status, Event.author).where(
+        (Event.id == master_id) | (Event.series_master == master_id)
+    )
+    rows = t.cast("t.Iterable[tuple[int, str, int | None]]", query.tuples())
+    return {row_id: (status, author) for row_id, status, author in rows}
+
+
 def live_masters() -> list[Event]:
     """Masters of series not in trash (the roll-forward's work list)."""
     return list(

@@ -6,7 +6,7 @@ in ``series_base`` and ``materialised_until``) and one ``Event`` row per occurre
 (``series_master``, ``original_start``, ``exception_fields``). Every occurrence shares
 the master's UID. Expansion is ``dates.recurrence``'s; this module writes the rows and
 reports each row it creates, changes or deletes in the change log, once per write
-(:class:`Journal`).
+(``series_journal.Journal``).
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from ..queries.series import (
 from ..search import replace_words
 from ..settings import Settings
 from ..taxonomies import CATEGORIES, TAGS
-from . import changes, posts, terms
+from . import posts, terms
 from .posts import WriteContext
+from .series_journal import Journal
 from .site_state import note_event_seconds
 from .word_index import index_record
 
@@ -79,34 +80,6 @@ class SeriesLimits:
     @classmethod
     def from_settings(cls, settings: Settings) -> SeriesLimits:
         return cls(settings.recurrence_horizon_days, settings.recurrence_max_occurrences)
-
-
-class Journal:
-    """The rows one series write touched, each reported once at the end with the
-    visibility it had before the write (``changes.record_post_change``)."""
-
-    def __init__(self) -> None:
-        self.before: dict[int, changes.Seen | None] = {}
-        self.rows: dict[int, Event] = {}
-        self.gone: dict[int, tuple[changes.Seen | None, dt.datetime]] = {}
-        self.term_ids: set[int] = set()
-
-    def note(self, row: Event, before: changes.Seen | None) -> None:
-        if row.id not in self.before:
-            self.before[row.id] = before
-        self.rows[row.id] = row
-
-    def deleted(self, row: Event, when: dt.datetime) -> None:
-        self.gone[row.id] = (self.before.pop(row.id, changes.seen(row)), when)
-        self.rows.pop(row.id, None)
-
-    def flush(self) -> None:
-        terms.refresh_term_counts(self.term_ids)
-        for row_id, (before, when) in self.gone.items():  # first: SQLite may reuse an ID
-            changes.record_change("event", row_id, before, None, when)
-        for row_id, row in self.rows.items():
-            changes.record_post_change(row, self.before[row_id])
-        self.__init__()  # type: ignore[misc]
 
 
 # -- base values ----------------------------------------------------------------------
@@ -314,10 +287,9 @@ def resync(
             created = new_occurrence(master, base, start, anchor, slugs[start], ctx)
             apply_links(created, base, journal)
             index_record(created)
-            journal.note(created, None)
+            journal.new(created)
             continue
         row = found
-        before = changes.seen(row)
         changed = row.original_start != start
         row.original_start = start
         if not exceptions_of(row) & set(DATES):
@@ -329,7 +301,7 @@ def resync(
             if row is not master:
                 restamp(row, ctx)
             row.save()
-            journal.note(row, before)
+            journal.note(row)
     set_materialised(master, ctx.now, anchor, limits)
     note_event_seconds(
         int((to_utc(anchor.end, anchor.zone) - to_utc(anchor.start, anchor.zone)).total_seconds())
@@ -393,7 +365,7 @@ def extend_series(ctx: WriteContext, limits: SeriesLimits, masters: t.Iterable[E
             row = new_occurrence(master, base, start, anchor, slugs[start], ctx)
             apply_links(row, base, journal)
             index_record(row)
-            journal.note(row, None)
+            journal.new(row)
             added += 1
         until = horizon(ctx.now, anchor, limits)[0].replace(microsecond=0, tzinfo=None)
         if after is None or until > after:

@@ -26,13 +26,11 @@ from ..dates import end_of_day, format_datetime, start_of_day
 from ..dates.recurrence import Anchor, ends_before, exdate_line, split_lines
 from ..models import Event
 from ..queries.series import master_of, series_rows
-from .changes import seen
 from .events import EventWrite, trash_event, write_event
 from .posts import WriteContext
 from .series import (
     DATES,
     OCCURRENCE_FIELDS,
-    Journal,
     SeriesLimits,
     anchor_of,
     apply_links,
@@ -51,6 +49,7 @@ from .series import (
     values_of,
     words_touched,
 )
+from .series_journal import Journal
 from .word_index import index_record
 
 NOT_FIELDS = frozenset({"scope", "recurrence"})
@@ -85,11 +84,14 @@ def save_series(
     has ``recurrence`` lines: the event becomes the master and its occurrences are
     created up to the horizon. For importers, ``write`` comes from
     ``check_event_write`` like an API write."""
-    journal = Journal()
-    before = None if event is None else seen(event)
+    journal = Journal.of(event)
     lines = write.args.get("recurrence") or []
+    creating = event is None
     event = write_event(_without(write, NOT_FIELDS), ctx, event)
-    journal.note(event, before)
+    if creating:
+        journal.new(event)
+    else:
+        journal.note(event)
     if lines:
         start_series(event, lines, ctx, journal, limits)
     journal.flush()
@@ -102,12 +104,11 @@ def apply_exception(
     """Change one occurrence alone (scope ``this``): the fields sent become its
     exception fields, which later series-wide edits leave alone. An occurrence whose
     ``start_date`` differs from its ``original_start`` is a moved one."""
-    journal = Journal()
-    before = seen(occurrence)
+    journal = Journal.of(occurrence)
     trimmed = _without(write, NOT_FIELDS)
     set_exceptions(occurrence, exceptions_of(occurrence) | set(trimmed.args))
     occurrence = write_event(trimmed, ctx, occurrence)
-    journal.note(occurrence, before)
+    journal.note(occurrence)
     journal.flush()
     master = master_of(occurrence)
     if master is not None:
@@ -123,8 +124,7 @@ def reset_exceptions(occurrence: Event, ctx: WriteContext, keep: t.Collection[st
     fields = exceptions_of(occurrence) - set(keep)
     if master is None or not fields:
         return occurrence
-    journal = Journal()
-    before = seen(occurrence)
+    journal = Journal.of(occurrence)
     base = base_of(master)
     values = {field: base[field] for field in fields - set(DATES) if field in base}
     apply_values(occurrence, values)
@@ -137,7 +137,7 @@ def reset_exceptions(occurrence: Event, ctx: WriteContext, keep: t.Collection[st
     apply_links(occurrence, values, journal)
     if words_touched(fields):
         index_record(occurrence)
-    journal.note(occurrence, before)
+    journal.note(occurrence)
     journal.flush()
     return occurrence
 
@@ -154,13 +154,12 @@ def update_series(
     values change, each occurrence takes the new values of the fields it did not change
     alone, and a new rule, start or end re-expands the series (IDs kept by original
     start). Dates sent move the series by their difference from ``target``'s."""
-    journal = journal or Journal()
+    journal = journal or Journal.of(master)
     args = write.args
-    before = seen(master)
     if "recurrence" in args and not args["recurrence"]:
         end_series(master, ctx, journal)
         master = write_event(_without(write, NOT_FIELDS), ctx, master)
-        journal.note(master, before)
+        journal.note(master)
         journal.flush()
         return master
     base = base_of(master)
@@ -191,17 +190,16 @@ def update_series(
             continue
         changed = fields - exceptions_of(row)
         if changed:
-            row_before = seen(row)
             apply_values(row, {field: values[field] for field in changed})
             restamp(row, ctx)
             row.save()
             apply_links(row, {field: values[field] for field in changed}, journal)
             if words_touched(changed):
                 index_record(row)
-            journal.note(row, row_before)
+            journal.note(row)
     resync(master, anchor, anchor.start - old.start, ctx, journal, limits, cap=reexpand)
     master.save()
-    journal.note(master, before)
+    journal.note(master)
     journal.flush()
     return master
 
@@ -232,22 +230,20 @@ def split_series(
     """ "This and following" (§4.4): the old series ends before ``target``, which
     becomes the master of a new series (new UID) taking the later occurrences with
     their IDs and exception fields; the write then applies to the new series."""
-    journal = Journal()
+    journal = Journal.of(master)
     base = base_of(master)
     anchor = anchor_of(master, base)
     cut = target.original_start or target.start_local
     old_lines, new_lines = split_lines(lines_of(master), cut, anchor)
-    before = seen(master)
     master.recurrence = orjson.dumps(old_lines).decode()
     restamp(master, ctx)
     master.save()
-    journal.note(master, before)
+    journal.note(master)
     later = [
         row
         for row in series_rows(master.id)
         if row.id not in (master.id, target.id) and (row.original_start or cut) > cut
     ]
-    before = seen(target)
     target.series_master = None
     target.uid = str(uuid.uuid4())
     target.recurrence = orjson.dumps(new_lines).decode()
@@ -258,14 +254,14 @@ def split_series(
     target.materialised_until = master.materialised_until
     set_exceptions(target, exceptions_of(target) - set(write.args))
     target.save()
-    journal.note(target, before)
-    for row in later:
-        row_before = seen(row)
+    journal.note(target)
+    for row in later:  # a deleted one follows its series, but is not changed again
         row.series_master = target.id
         row.uid = target.uid
-        restamp(row, ctx)
+        if row.status != "trash":
+            restamp(row, ctx)
+            journal.note(row)
         row.save()
-        journal.note(row, row_before)
     return update_series(_without(write, ("scope",)), ctx, target, target, limits, journal)
 
 
@@ -283,22 +279,20 @@ def delete_event_write(
     base = base_of(master)
     anchor = anchor_of(master, base)
     original = event.original_start or event.start_local
-    journal = Journal()
+    journal = Journal.of(master)
     if scope == "following":
-        before = seen(master)
         master.recurrence = orjson.dumps(ends_before(lines_of(master), original, anchor)).decode()
         restamp(master, ctx)
         master.save()
-        journal.note(master, before)
+        journal.note(master)
         journal.flush()
         return _trash_rows(event, master.id, ctx, original)
-    before = seen(master)
     line = exdate_line(original, base.get("timezone") or master.timezone, anchor.all_day)
     master.recurrence = orjson.dumps([*lines_of(master), line]).decode()
     if not is_master:
         restamp(master, ctx)
         master.save()
-        journal.note(master, before)
+        journal.note(master)
         journal.flush()
         return trash_event(event, ctx)
     return _promote_next(master, ctx, journal)
@@ -324,20 +318,18 @@ def _promote_next(master: Event, ctx: WriteContext, journal: Journal) -> Event:
     heir = next((row for row in rows if row.status != "trash"), None)
     if heir is None:
         return trash_event(master, ctx)
-    before = seen(heir)
     heir.series_master = None
     heir.recurrence, heir.series_base = master.recurrence, master.series_base
     heir.materialised_until = master.materialised_until
     restamp(heir, ctx)
     heir.save()
-    journal.note(heir, before)
+    journal.note(heir)
     for row in rows:
         if row.id != heir.id:
-            row_before = seen(row)
             row.series_master = heir.id
             if row.status != "trash":
                 restamp(row, ctx)
-                journal.note(row, row_before)
+                journal.note(row)
             row.save()
     master.series_master = heir.id
     master.recurrence = master.series_base = ""
