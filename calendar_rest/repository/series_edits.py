@@ -23,7 +23,8 @@ import uuid
 import orjson
 
 from ..dates import end_of_day, format_datetime, start_of_day
-from ..dates.recurrence import Anchor, ends_before, exdate_line, split_lines
+from ..dates.recurrence import Anchor, ends_before, exdate_line, localise_lines, split_lines
+from ..dates.recurrence_moves import move_lines
 from ..models import Event
 from ..queries.series import master_of, series_rows
 from .events import EventWrite, trash_event, write_event
@@ -182,9 +183,10 @@ def update_series(
     store_base(master, base)
     reexpand = "recurrence" in args or bool(sent & {*DATES, "timezone", "all_day"})
     if "recurrence" in args:
-        from ..dates.recurrence import localise_lines
-
-        master.recurrence = orjson.dumps(localise_lines(args["recurrence"], anchor.zone)).decode()
+        lines = localise_lines(args["recurrence"], anchor.zone)
+    else:  # the lines' dates move with the series: EXDATE still removes its instance
+        lines = move_lines(lines_of(master), old, anchor, base.get("timezone") or master.timezone)
+    master.recurrence = orjson.dumps(lines).decode()
     for row in series_rows(master.id):
         if row.id == master.id or row.status == "trash":
             continue
