@@ -188,6 +188,35 @@ def test_utc_values_stay_utc_and_follow_the_wall_clock_across_dst(cal: Api) -> N
     assert_never_back(cal, token, set(), after)
 
 
+def test_a_deleted_date_in_a_dst_gap_stays_deleted(cal: Api) -> None:
+    """02:30 does not exist in Paris on 29 March 2026: that occurrence starts at 03:30,
+    and its EXDATE (03:30) names the rule's 02:30 instance, the same instant."""
+    series = create(
+        cal,
+        ["RRULE:FREQ=DAILY;COUNT=4"],
+        start_date="2026-03-27 02:30:00",
+        end_date="2026-03-27 03:00:00",
+    )
+    master, gap = series[0]["id"], series[2]["id"]
+    assert series[2]["start_date"] == "2026-03-29 03:30:00"
+    delete(cal, gap)
+    _, token = walk(cal)
+    patch(cal, master, "all", title="Night watch")
+    assert "2026-03-29" not in {event["start_date"][:10] for event in listing(cal, master)}
+    answer = patch(
+        cal, master, "all", start_date="2026-03-27 02:45:00", end_date="2026-03-27 03:15:00"
+    )
+    assert answer["recurrence"][1] == "EXDATE;TZID=Europe/Paris:20260329T034500"
+    after = listing(cal, master)
+    assert [event["start_date"] for event in after] == [
+        "2026-03-27 02:45:00",
+        "2026-03-28 02:45:00",
+        "2026-03-30 02:45:00",
+    ]
+    assert_feeds_agree(cal, master)
+    assert_never_back(cal, token, {gap}, after)
+
+
 # -- a new day, a new zone, all-day --------------------------------------------------------
 
 

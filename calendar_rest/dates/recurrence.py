@@ -244,6 +244,8 @@ class Anchor:
 def instances(lines: t.Sequence[str], anchor: Anchor) -> t.Iterator[dt.datetime]:
     """The series' starts in order, lazily (naive local; the anchor always first
     unless an EXDATE removes it). ``COUNT`` counts rule instances before ``EXDATE``.
+    An EXDATE removes the instance at the same real time: in a DST gap, the rule's
+    02:30 and the 03:30 a deleted occurrence's EXDATE names are one instant.
 
     :raises RecurrenceError: when dateutil refuses the rule.
     """
@@ -251,6 +253,7 @@ def instances(lines: t.Sequence[str], anchor: Anchor) -> t.Iterator[dt.datetime]
 
     parsed = parse_lines(lines)
     rules = rrule.rruleset()
+    excluded: set[dt.datetime] = set()
     start = start_of_day(anchor.start) if anchor.all_day else anchor.start
     for line in parsed:
         if line.name == "RRULE":
@@ -263,12 +266,12 @@ def instances(lines: t.Sequence[str], anchor: Anchor) -> t.Iterator[dt.datetime]
                 if line.name == "RDATE":
                     rules.rdate(value)
                 else:
-                    rules.exdate(value)
+                    excluded.add(anchor.real(value))
     rules.rdate(start)  # DTSTART is always the first instance (RFC 5545 §3.8.5.3)
     previous = None
     for value in rules:
         real = anchor.real(value)
-        if real != previous:
+        if real != previous and real not in excluded:
             previous = real
             yield real
 
