@@ -150,6 +150,16 @@ class Answer:
         self.headers.extend(headers)
         self.body = body
 
+    @classmethod
+    def replayed(cls, body: bytes, status: int, headers: t.Iterable[tuple[str, str]]) -> Answer:
+        """An answer made earlier, sent again with exactly its headers: they hold its
+        ``Content-Length`` already (a second one makes HTTP clients refuse the answer)."""
+        answer = cls.__new__(cls)
+        answer.status_code = status
+        answer.headers = HeaderList(headers)
+        answer.body = body
+        return answer
+
     def get_data(self) -> bytes:
         return self.body
 

@@ -274,7 +274,7 @@ class Dispatcher:
         hit = self.cache.get(key, request.generation)
         if hit is not None:  # its headers hold its ``Allow``
             request.allow = ""
-            return Answer(hit.body, hit.status, hit.headers)
+            return Answer.replayed(hit.body, hit.status, hit.headers)
         request.allow = self.allowed(target.route, values, user)
         response = self.respond(request, self.admit(request, target, values, user), target)
         if response.status_code == 200:  # stamped with the generation read before it

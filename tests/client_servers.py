@@ -224,12 +224,14 @@ class Service:
 
 
 def _environment(**settings: str) -> dict[str, str]:
-    """The environment of the CLI: English, and no ``CALENDAR_REST_*`` setting of the
-    caller's (a ``site_url``, say, would change the answers) but ``settings``."""
+    """The environment of the CLI: English, this checkout's package first on the path
+    (not another one installed in the environment), and no ``CALENDAR_REST_*`` setting
+    of the caller's (a ``site_url``, say, would change the answers) but ``settings``."""
     kept = {
         name: value for name, value in os.environ.items() if not name.startswith("CALENDAR_REST_")
     }
-    return {**kept, "LANGUAGE": "en", **settings}
+    path = os.pathsep.join(filter(None, [str(ROOT), kept.get("PYTHONPATH")]))
+    return {**kept, "LANGUAGE": "en", "PYTHONPATH": path, **settings}
 
 
 def cli(database: str, *argv: str, cwd: Path) -> str:

@@ -86,3 +86,11 @@ def test_the_media_type_is_read_off_the_content_type() -> None:
         Answer(b"", content_type="Application/JSON; charset=UTF-8").mimetype == "application/json"
     )
     assert Answer(b"").mimetype == ""
+
+
+def test_a_replayed_answer_keeps_its_headers_and_adds_no_second_length() -> None:
+    made = Answer(b"12345", 200, [("ETag", '"a"')], "text/calendar")
+    replayed = Answer.replayed(made.body, made.status_code, tuple(made.headers))
+    status, headers, body = sent(replayed)
+    assert status == "200 OK" and body == b"12345"
+    assert headers == [("Content-Type", "text/calendar"), ("Content-Length", "5"), ("ETag", '"a"')]
