@@ -223,6 +223,11 @@ def test_a_create_without_a_required_field_is_refused(hooks: Api, body: Body, mi
         ({"url": "http://@127.0.0.1/"}, "url"),
         ({"url": "http://127.0.0.1/" + "a" * 2040}, "url"),
         ({"url": "http://127.0.0.1:99999/"}, "url"),
+        ({"url": "http://93.184.216.34:0/"}, "url"),
+        ({"url": "http://93.184.216.34:00/"}, "url"),
+        ({"url": "https://93.184.216.34:65536/"}, "url"),
+        ({"url": "http://93.184.216.34:-1/"}, "url"),
+        ({"url": "http://93.184.216.34:+80/"}, "url"),
         ({"url": 42}, "url"),
         ({"events": []}, "events"),
         ({"events": ["event.created", "event.renamed"]}, "events"),
@@ -240,6 +245,23 @@ def test_invalid_values_are_rest_invalid_param(hooks: Api, body: Body, param: st
     path = f"/webhooks/{created['id']}"
     assert_wp_error(hooks.patch(path, "administrator", json=body), 400, "rest_invalid_param")
     assert hooks.get(path, "administrator").json["url"] == TARGET
+
+
+@pytest.mark.parametrize("port", ["0", "00", "65536", "70000"])
+def test_a_public_address_on_an_unusable_port_is_refused(api: Api, port: str) -> None:
+    """Where only public targets are allowed too: the address is public, the port is not
+    one a connection can be made to."""
+    url = f"http://{PUBLIC_IP}:{port}/hook"
+    response = api.post("/webhooks", "administrator", json={"url": url, "events": ["*"]})
+    error = assert_wp_error(response, 400, "rest_invalid_param")
+    assert list(error["data"]["params"]) == ["url"]
+    assert api.get("/webhooks", "administrator").json == []
+
+
+@pytest.mark.parametrize("port", [1, 443, 8080, 65535])
+def test_every_usable_port_is_accepted(hooks: Api, port: int) -> None:
+    url = f"http://93.184.216.34:{port}/hook"
+    assert subscribe(hooks, url)["url"] == url
 
 
 def test_a_url_of_2048_characters_is_accepted(hooks: Api) -> None:

@@ -40,7 +40,7 @@ PARAM_MESSAGES: dict[str, str] = {
     "unknown_image": N_("%(param)s is not the ID of an existing image."),
     "bad_webhook_url": N_(
         "%(param)s must be an absolute http or https URL without user information, "
-        "of at most 2048 characters."
+        "on a port from 1 to 65535 when it names one, of at most 2048 characters."
     ),
     "blocked_webhook_url": N_("%(param)s must name a host that resolves to public addresses only."),
     "unknown_event_type": N_("%(param)s contains an unknown event type: %(value)s."),

@@ -23,16 +23,21 @@ ALL_EVENTS = "*"
 MAX_WEBHOOK_URL = 2048
 
 
+#: the TCP ports a connection can be made to (0 asks the system for any free port)
+PORTS = range(1, 65536)
+
+
 def is_webhook_url(value: str) -> bool:
-    """An absolute http(s) URL with a host and a valid port, without user information."""
+    """An absolute http(s) URL with a host, a port a connection can reach (none, or
+    1-65535), and no user information."""
     if len(value) > MAX_WEBHOOK_URL or not f.is_url(value):
         return False
     try:
         parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
+        port = parts.port  # raises ValueError on a port that is not a number up to 65535
     except ValueError:
         return False
-    return "@" not in parts.netloc
+    return "@" not in parts.netloc and (port is None or port in PORTS)
 
 
 class WebhookUrl(f.WPField):
