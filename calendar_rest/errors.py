@@ -167,6 +167,11 @@ def missing_params(names: list[str]) -> RestError:
     return RestError("rest_missing_callback_param", 400, ", ".join(names), data={"params": names})
 
 
+def too_many_items(name: str, limit: int) -> RestError:
+    """A list parameter past its bound (``schemas.TooManyItems``)."""
+    return RestError("rest_too_many_items", 400, name, limit, data={"param": name, "max": limit})
+
+
 def no_route() -> RestError:
     return RestError("rest_no_route", 404)
 

@@ -20,6 +20,7 @@ MESSAGES: dict[str, str] = {
     "rest_invalid_json": N_("Invalid JSON body passed."),
     "rest_forbidden": N_("Sorry, you are not allowed to do that."),
     "rest_payload_too_large": N_("The request body is too large."),
+    "rest_too_many_items": N_("Too many items in %s: one write may hold at most %d."),
     "rest_malformed_request": N_("The request is not valid HTTP."),
     "rest_headers_too_large": N_("The request headers are too large."),
     "rest_transfer_coding_not_implemented": N_(

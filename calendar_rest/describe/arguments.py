@@ -39,7 +39,7 @@ def _own_json_schema(
     self: FieldConverterMixin, field: fields.Field[t.Any], ret: dict[str, t.Any], **_: t.Any
 ) -> dict[str, t.Any]:
     if isinstance(field, (WPField, Raw)):
-        return field.json_schema()
+        return field.documented_schema()
     return {}
 
 

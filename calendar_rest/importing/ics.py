@@ -40,6 +40,7 @@ from ..schemas import (
     EventWriteArgs,
     MissingParams,
     OrganizerCreateArgs,
+    TooManyItems,
     VenueCreateArgs,
     validate,
 )
@@ -243,7 +244,7 @@ class IcsImport:
                 reset_exceptions(master, ctx)  # the anchor moves with the dates sent
             write = check_event_write(validate(EventWriteArgs(), args), operator(), "en", existing)
             save_event_write(write, ctx, existing, limits)
-        except (RestError, MissingParams, ValidationError) as exc:
+        except (RestError, MissingParams, TooManyItems, ValidationError) as exc:
             raise Skip(N_("invalid value: %(params)s"), params=_params(exc)) from None
         return "updated"
 
@@ -294,7 +295,7 @@ class IcsImport:
                     row,
                 )
                 apply_exception(write, ctx, row, limits)
-        except (RestError, MissingParams, ValidationError) as exc:
+        except (RestError, MissingParams, TooManyItems, ValidationError) as exc:
             raise Skip(N_("invalid value: %(params)s"), params=_params(exc)) from None
         return "created" if created else "updated"
 

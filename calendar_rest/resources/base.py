@@ -16,13 +16,13 @@ import weakref
 from marshmallow import Schema, ValidationError, missing
 
 from ..clock import Clock, utc_now
-from ..errors import ParamErrors, forbidden, missing_params
+from ..errors import ParamErrors, forbidden, missing_params, too_many_items
 from ..i18n import Translate, translator
 from ..media_types import JSON
 from ..models import Event, User
 from ..queries.counts import CountCache, RangesOf, Statement, count_rows
 from ..routes import Route
-from ..schemas import MissingParams, validate
+from ..schemas import MissingParams, TooManyItems, validate
 from ..settings import Settings
 from ..urls import Urls
 
@@ -54,7 +54,8 @@ class Arguments:
         """Validate like WordPress: missing parameters fail at once, invalid ones are
         kept for the responder to report together with the records they name.
 
-        :raises RestError: 400 ``rest_missing_callback_param``.
+        :raises RestError: 400 ``rest_missing_callback_param``, or
+            ``rest_too_many_items`` (checked before any value is read).
         """
         if not params and (defaults := _NO_PARAMS.get(schema)) is not None:
             return cls(schema, dict(defaults), ParamErrors())
@@ -65,6 +66,8 @@ class Arguments:
             return cls(schema, valid, ParamErrors())
         except MissingParams as exc:
             raise missing_params(exc.names) from None
+        except TooManyItems as exc:
+            raise too_many_items(exc.name, exc.limit) from None
         except ValidationError as exc:
             valid = exc.valid_data if isinstance(exc.valid_data, dict) else {}
             return cls(schema, valid, ParamErrors.from_marshmallow(exc.messages))

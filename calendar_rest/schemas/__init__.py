@@ -11,6 +11,7 @@ Only marshmallow and the standard library are imported here::
 from __future__ import annotations
 
 import typing as t
+import weakref
 
 from marshmallow import Schema
 
@@ -23,6 +24,7 @@ from .events import (
     EventSlugWriteArgs,
     EventWriteArgs,
 )
+from .fields import WPField, split_list
 from .linked import OrganizerCreateArgs, OrganizerWriteArgs, VenueCreateArgs, VenueWriteArgs
 from .messages import ParamMessage
 from .terms import (
@@ -56,9 +58,19 @@ __all__ = [
     "VenueWriteArgs",
     "MissingParams",
     "ParamMessage",
+    "TooManyItems",
     "missing_required",
     "validate",
 ]
+
+
+class TooManyItems(ValueError):
+    """A list parameter holds more items than its field's ``max_items``."""
+
+    def __init__(self, name: str, limit: int) -> None:
+        super().__init__(f"{name} holds more than {limit} items")
+        self.name = name
+        self.limit = limit
 
 
 class MissingParams(ValueError):
@@ -85,6 +97,8 @@ def validate(schema: Schema, params: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     whose null has a meaning of its own (``keeps_null``: ``recurrence: null``).
 
     :raises MissingParams: when a required parameter is absent.
+    :raises TooManyItems: when a list holds more items than its field allows (before
+        any value is read).
     :raises marshmallow.ValidationError: with ``{param: [ParamMessage]}`` messages.
     """
     present = {
@@ -95,4 +109,26 @@ def validate(schema: Schema, params: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     missing = missing_required(schema, present)
     if missing:
         raise MissingParams(missing)
+    for name, limit in _item_bounds(schema):
+        if name in present and len(split_list(present[name])) > limit:
+            raise TooManyItems(name, limit)
     return t.cast(dict[str, t.Any], schema.load(present))
+
+
+def _item_bounds(schema: Schema) -> tuple[tuple[str, int], ...]:
+    """The parameters of ``schema`` whose items are bounded, with their bound (found
+    once per schema object: argument sets are built once and validate every request)."""
+    bounds = _ITEM_BOUNDS.get(schema)
+    if bounds is None:
+        bounds = tuple(
+            (field.data_key or name, field.max_items)
+            for name, field in schema.load_fields.items()
+            if isinstance(field, WPField) and field.max_items is not None
+        )
+        _ITEM_BOUNDS[schema] = bounds
+    return bounds
+
+
+_ITEM_BOUNDS: weakref.WeakKeyDictionary[Schema, tuple[tuple[str, int], ...]] = (
+    weakref.WeakKeyDictionary()
+)

@@ -13,6 +13,10 @@ from .shared import Args
 
 #: what a series write or delete applies to (calendar.md §4.4, §4.5)
 SCOPES = ("this", "following", "all")
+#: the most organizers, categories or tags (each kind apart) one event write may link,
+#: existing or created inline: each costs statements inside the write's lock, and no
+#: event needs more (past it: 400 ``rest_too_many_items``, before any lock is taken)
+MAX_LINKED = 100
 
 
 class EventWriteArgs(Args):
@@ -38,10 +42,10 @@ class EventWriteArgs(Args):
     hide_from_listings = f.Boolean(help=N_("Whether events should be hidden in the calendar view"))
     sticky = f.Boolean(help=N_("Whether the event should be sticky"))
     featured = f.Boolean(help=N_("Whether the event should be featured"))
-    categories = f.TermList(help=N_("The event category ID or name"))
-    tags = f.TermList(help=N_("The event tag ID or name"))
+    categories = f.TermList(max_items=MAX_LINKED, help=N_("The event category ID or name"))
+    tags = f.TermList(max_items=MAX_LINKED, help=N_("The event tag ID or name"))
     venue = f.Raw(help=N_("The event venue ID or data"))
-    organizer = f.RawList(help=N_("The event organizer IDs or data"))
+    organizer = f.RawList(max_items=MAX_LINKED, help=N_("The event organizer IDs or data"))
     ticketed = f.Boolean(help=N_("Whether the event has tickets"))
     post_parent = f.Integer(positive=True, help=N_("The parent event ID"))
     password = shared.password()

@@ -46,13 +46,23 @@ class WPField(fields.Field[t.Any]):
 
     repeatable: t.ClassVar[bool] = False
 
-    def __init__(self, *, help: str | None = None, **kwargs: t.Any) -> None:
+    def __init__(
+        self, *, help: str | None = None, max_items: int | None = None, **kwargs: t.Any
+    ) -> None:
         if help is not None:
             kwargs["metadata"] = {**kwargs.get("metadata", {}), "description": help}
         super().__init__(**kwargs)
+        #: the most items a list value may hold (``schemas.validate`` refuses more
+        #: before reading any of them); None: no bound but the body's size
+        self.max_items = max_items
 
     def json_schema(self) -> JsonSchema:
         return {}
+
+    def documented_schema(self) -> JsonSchema:
+        """:meth:`json_schema` with the bound on items, as the index and ``/doc`` show it."""
+        schema = self.json_schema()
+        return schema if self.max_items is None else {**schema, "maxItems": self.max_items}
 
     def fail(self, key: str, **kwargs: t.Any) -> ValidationError:
         kwargs.setdefault("param", self.data_key or self.name)
