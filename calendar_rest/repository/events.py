@@ -23,7 +23,16 @@ from ..queries.events import readable_event
 from ..queries.terms import event_term_ids
 from ..taxonomies import CATEGORIES, TAGS, Taxonomy
 from . import changes, posts, terms
-from .inline_links import NewLinked, check_organizers, check_venue, materialise
+from .inline_links import (
+    NewLinked,
+    Prepared,
+    check_organizers,
+    check_venue,
+    materialise,
+    materialise_all,
+    prepare_organizers,
+    prepare_venue,
+)
 from .posts import WriteContext
 from .series import check_series_write
 from .site_state import note_event_seconds
@@ -57,16 +66,42 @@ class EventWrite(posts.PostWrite):
     uid: str | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class PreparedEvent:
+    """What an event write's input becomes without the database: its text as the
+    writer may store it, its inline venue and organizers validated. Made once, before
+    the write lock (``Call.prepared``); the references are resolved under it."""
+
+    args: dict[str, t.Any]
+    venue: list[Prepared] | None
+    organizers: list[Prepared] | None
+
+
+def prepare_event_write(args: dict[str, t.Any], user: User | None) -> PreparedEvent:
+    written = written_fields(args, user, EVENT_FIELDS)
+    return PreparedEvent(
+        written,
+        prepare_venue(written["venue"], user) if "venue" in written else None,
+        prepare_organizers(written["organizer"], user) if "organizer" in written else None,
+    )
+
+
 def check_event_write(
-    args: dict[str, t.Any], user: User | None, language: str = "en", event: Event | None = None
+    args: dict[str, t.Any],
+    user: User | None,
+    language: str = "en",
+    event: Event | None = None,
+    prepared: PreparedEvent | None = None,
 ) -> EventWrite:
     """Resolve references (author, image, venue, organizers, terms, parent, the record
     translated); ``language`` is the language of the event written, ``event`` the event
-    updated (None on creates).
+    updated (None on creates), ``prepared`` what :func:`prepare_event_write` made of
+    ``args`` (made here when not given).
 
     :raises InvalidParams: for every reference that does not resolve, aggregated.
     """
-    write = EventWrite(written_fields(args, user, EVENT_FIELDS))
+    prepared = prepared or prepare_event_write(args, user)
+    write = EventWrite(dict(prepared.args))
     args = write.args
     errors = ParamErrors()
     write.check_owner_and_image(user, errors)
@@ -79,9 +114,11 @@ def check_event_write(
             if resolved is not None:
                 write.terms[taxonomy] = resolved
     if "venue" in args:
-        write.venue = errors.check(check_venue, args["venue"], user)
+        write.venue = errors.check(check_venue, args["venue"], user, prepared.venue)
     if "organizer" in args:
-        write.organizers = errors.check(check_organizers, args["organizer"], user)
+        write.organizers = errors.check(
+            check_organizers, args["organizer"], user, prepared.organizers
+        )
     if "post_parent" in args:
         write.parent = errors.check(_check_parent, args["post_parent"], user)
     write.check_translation(Event, language, event, user, errors)
@@ -212,8 +249,7 @@ def _apply_links(event: Event, write: EventWrite, ctx: WriteContext) -> set[int]
     """Replace organizer and term links that were sent; return affected term IDs."""
     if write.organizers is not None:
         organizers: list[Organizer] = []
-        for item in write.organizers:
-            record = materialise(Organizer, item, ctx)
+        for record in materialise_all(Organizer, write.organizers, ctx):
             if record.id not in {o.id for o in organizers}:
                 organizers.append(record)
         EventOrganizer.delete().where(EventOrganizer.event == event.id).execute()

@@ -19,7 +19,7 @@ from ..permissions import can_manage_terms
 from ..queries.terms import (
     descendant_ids,
     event_term_ids,
-    find_term,
+    find_terms,
     name_taken,
     slug_owner,
     taken_term_slugs,
@@ -47,8 +47,7 @@ def check_terms(taxonomy: Taxonomy, wanted: list[int | str], user: User | None) 
         terms of this taxonomy (named after the event field, ``categories``/``tags``).
     """
     resolved: list[Term | str] = []
-    for item in wanted:
-        term = find_term(taxonomy, item)
+    for item, term in zip(wanted, find_terms(taxonomy, wanted), strict=True):
         if term is not None:
             resolved.append(term)
         elif isinstance(item, str) and slugify(item) and can_manage_terms(user, taxonomy):
@@ -61,17 +60,24 @@ def check_terms(taxonomy: Taxonomy, wanted: list[int | str], user: User | None) 
 def materialise_terms(
     taxonomy: Taxonomy, terms: list[Term | str], language: str, now: dt.datetime
 ) -> list[Term]:
-    """Create the terms still given by name; keep order, drop duplicates."""
+    """Create the terms still given by name (looked up again: the write may have waited
+    for another that created them); keep order, drop duplicates."""
+    names = [item for item in terms if isinstance(item, str)]
+    existing = dict(zip(names, find_terms(taxonomy, names), strict=True))
+    created: dict[str, Term] = {}  # by slug: "Jazz" and "jazz" are one new term
     result: list[Term] = []
     for item in terms:
-        term = item if isinstance(item, Term) else find_term(taxonomy, item)
+        term = item if isinstance(item, Term) else existing[item]
         if term is None:
             assert isinstance(item, str)
-            term = Term.create(
-                taxonomy=taxonomy.name, name=item, slug=slugify(item), language=language
-            )
-            record_term_change(term, None, TERM_SEEN, now)
-        if term.id not in {existing.id for existing in result}:
+            slug = slugify(item)
+            term = created.get(slug)
+            if term is None:
+                term = created[slug] = Term.create(
+                    taxonomy=taxonomy.name, name=item, slug=slug, language=language
+                )
+                record_term_change(term, None, TERM_SEEN, now)
+        if term.id not in {chosen.id for chosen in result}:
             result.append(term)
     return result
 

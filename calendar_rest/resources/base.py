@@ -114,6 +114,8 @@ class Call:
     #: the app's list totals, and the write generation the request read at its start
     counts: CountCache | None = None
     generation: int | None = None
+    #: what a write's checks made of its input without the database (see :meth:`prepared`)
+    preparations: dict[str, t.Any] = dataclasses.field(default_factory=dict)
 
     def total(self, statement: Statement, ranges_of: RangesOf | None = None) -> int:
         """The exact number of rows a list's built ``statement`` selects, counted once
@@ -136,6 +138,30 @@ class Call:
         """
         if self.checking:
             raise ReadyToWrite
+
+    def prepared(self, key: str, prepare: t.Callable[[], R]) -> R:
+        """What ``prepare`` returns, made once per request: during a write's checks,
+        and kept for the write itself (the dispatcher hands it the same preparations).
+
+        For work that depends on the request alone (sanitising HTML, validating inline
+        records): done before the write lock is taken, it is not done again while every
+        other writer waits. What reads the database is checked again under the lock.
+        """
+        if key not in self.preparations:
+            self.preparations[key] = prepare()
+        return t.cast(R, self.preparations[key])
+
+    def again(self) -> Call:
+        """This call for the write itself, after its checks passed: the same validated
+        parameters (copied: a check may have changed its own) and preparations."""
+        arguments = self.arguments
+        valid = copied(arguments.valid)
+        return dataclasses.replace(
+            self,
+            params=copied(self.params),
+            arguments=Arguments(arguments.schema, valid, arguments.errors),
+            checking=False,
+        )
 
     @property
     def args(self) -> dict[str, t.Any]:
@@ -181,6 +207,15 @@ class Call:
     def now(self) -> dt.datetime:
         """Naive UTC to the second, from the app's clock."""
         return utc_now(self.clock)
+
+
+def copied(value: t.Any) -> t.Any:
+    """``value`` with every list and dict in it copied: a request's own parameters."""
+    if isinstance(value, dict):
+        return {key: copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copied(item) for item in value]
+    return value
 
 
 class Resource:

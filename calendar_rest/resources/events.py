@@ -25,7 +25,7 @@ from ..queries.event_filters import ArchiveRequest, resolve_archive
 from ..queries.events import ShownEvent, event_by_id, event_by_slug, shown_event
 from ..queries.linked_json import Linked
 from ..queries.related import load_related
-from ..repository.events import check_event_write
+from ..repository.events import PreparedEvent, check_event_write, prepare_event_write
 from ..repository.posts import WriteContext
 from ..repository.series import SeriesLimits
 from ..repository.series_edits import delete_event_write, save_event_write
@@ -152,7 +152,7 @@ class Events(EventFeeds):
 
     @accepts(event_args.EventCreateArgs)
     def on_post_collection(self, call: Call) -> Reply:
-        write = check_event_write(call.args, call.user, call.language)
+        write = check_event_write(call.args, call.user, call.language, None, self.prepared(call))
         self.require(can_create(call.user), call.user)
         self.require(may_write_as(call.user, write.author), call.user)
         call.begin_write()
@@ -169,7 +169,7 @@ class Events(EventFeeds):
 
     def update(self, call: Call, event: Event | None, event_id: int) -> Reply:
         language = event.language if event is not None else call.language
-        write = check_event_write(call.args, call.user, language, event)
+        write = check_event_write(call.args, call.user, language, event, self.prepared(call))
         if event is None:
             self.require(can_create(call.user), call.user)
             raise RestError("rest-event-not-found", 404, event_id)
@@ -208,6 +208,12 @@ class Events(EventFeeds):
         if event is None:
             raise bad_param("slug")
         return event
+
+    @staticmethod
+    def prepared(call: Call) -> PreparedEvent:
+        """The write's input sanitised and its inline records validated, once, before
+        the write lock (``Call.prepared``)."""
+        return call.prepared("event", lambda: prepare_event_write(call.args, call.user))
 
     @staticmethod
     def redacted(event: Event, call: Call, args: dict[str, t.Any]) -> bool:
