@@ -6,8 +6,11 @@ collected (``repository.changes.PendingChanges``) per active subscription whose 
 (``*`` or ``<record type>.<kind>``). The payload is rendered then, once: a record an
 anonymous reader can read after the change travels exactly as an anonymous ``GET`` of
 its item route on the default-language root answers it (the route's own responder is
-run, in the same transaction); any other record travels as its ID and URL alone.
-Serving a write never delivers anything: the worker (``delivery/``) does.
+run, in the same transaction); a published password-protected event, which that route
+refuses without its password, travels as the anonymous event list shows it, redacted,
+with the list's URL (``listed_url``, as its change-feed entry has it); any other record
+travels as its ID and URL alone. Serving a write never delivers anything: the worker
+(``delivery/``) does.
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ from marshmallow import Schema
 from .clock import Clock, utc_now
 from .errors import RestError
 from .models import ChangeEntry, WebhookSubscription
-from .queries.changes import COLLECTIONS
+from .queries.changes import COLLECTIONS, protected_events
 from .queries.webhooks import active_subscriptions, subscription_events
 from .repository.webhooks import enqueue
 from .resources.base import Arguments, Call
 from .schemas.webhooks import ALL_EVENTS
 from .settings import DEFAULT_LANGUAGE
 from .urls import Urls
+from .wire.changes import protected_keys
 from .wire.reply import Reply
 from .wire.webhooks import envelope
 
@@ -44,16 +48,26 @@ class Renderer(t.Protocol):
     def responder(self) -> t.Callable[..., Reply]: ...
 
 
-def anonymous_call(target: Renderer, values: dict[str, t.Any], urls: Urls, clock: Clock) -> Call:
-    """The call an anonymous ``GET`` without parameters makes, in the default language."""
+def anonymous_call(
+    target: Renderer,
+    values: dict[str, t.Any],
+    urls: Urls,
+    clock: Clock,
+    params: dict[str, t.Any] | None = None,
+    language: str = DEFAULT_LANGUAGE,
+) -> Call:
+    """The call an anonymous ``GET`` with ``params`` (default: none) makes, in the
+    default language unless ``params`` choose another (``i18n_language``)."""
+    params = params or {}
     return Call(
         user=None,
-        params={},
-        arguments=Arguments.load(target.schema, {}),
+        params=params,
+        arguments=Arguments.load(target.schema, params),
         urls=urls,
-        language=DEFAULT_LANGUAGE,
+        language=language,
         clock=clock,
         values=values,
+        query=tuple(params.items()),
     )
 
 
@@ -95,9 +109,22 @@ class Outbox:
     def payload(self, entry: ChangeEntry, event_type: str, urls: Urls, clock: Clock) -> bytes:
         collection = COLLECTIONS[entry.record_type]
         rest_url = urls.rest(f"{collection}/{entry.record_id}")
-        record = self.public_record(entry, collection, urls, clock)
+        language = None
+        if entry.record_type == "event" and entry.after_status == PUBLIC_STATUS:
+            language = protected_events({entry.record_id}, None).get(entry.record_id)
+        if language is None:
+            record, protected = self.public_record(entry, collection, urls, clock), None
+        else:
+            record = self.listed_record(entry.record_id, language, urls, clock)
+            protected = protected_keys(urls, entry.record_id, language)
         return envelope(
-            event_type, entry.changed_utc, entry.record_type, entry.record_id, rest_url, record
+            event_type,
+            entry.changed_utc,
+            entry.record_type,
+            entry.record_id,
+            rest_url,
+            record,
+            protected,
         )
 
     def public_record(
@@ -117,3 +144,17 @@ class Outbox:
         except RestError:
             return None
         return t.cast(dict[str, t.Any], reply.body) if reply.status == 200 else None
+
+    def listed_record(
+        self, event_id: int, language: str, urls: Urls, clock: Clock
+    ) -> dict[str, t.Any] | None:
+        """A published password-protected event as an anonymous ``GET`` of its
+        ``listed_url`` lists it (redacted), or None when no list shows it (hidden from
+        listings)."""
+        target = self.targets[("events.collection", "GET")]
+        params = {"include": str(event_id)}
+        if language != DEFAULT_LANGUAGE:
+            params["i18n_language"] = language
+        call = anonymous_call(target, {}, urls, clock, params, language)
+        listed = t.cast(dict[str, t.Any], target.responder(call).body)["events"]
+        return t.cast(dict[str, t.Any], listed[0]) if listed else None

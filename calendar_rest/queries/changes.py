@@ -19,7 +19,7 @@ from ..taxonomies import CATEGORIES, TAGS
 from .loaded import FEED_COLLECTIONS, FeedEntry
 from .prepared import prepared_sql
 from .site_state import CHANGES_PRUNED, read_counter
-from .visibility import readable_state
+from .visibility import readable, readable_state
 
 COLLECTIONS = FEED_COLLECTIONS
 RECORD_TYPES = tuple(COLLECTIONS)
@@ -146,6 +146,22 @@ def incremental_walk(
     return total, [FeedEntry(*t.cast(tuple[t.Any, ...], row)) for row in rows.tuples()]
 
 
+def protected_events(ids: t.Collection[int], user: User | None) -> dict[int, str]:
+    """Which of the events ``ids`` are password-protected now and readable by ``user``
+    (not trashed), with their languages: their ``upsert`` entries name the list that
+    shows them to this caller (``wire.changes.protected_keys``). The current state,
+    not the entry's: it is what fetching a URL of the entry gives."""
+    if not ids:
+        return {}
+    query = Event.select(Event.id, Event.language).where(
+        Event.id.in_(sorted(ids))
+        & (Event.password != "")
+        & (Event.status != "trash")
+        & readable(Event, user)
+    )
+    return {row.id: row.language for row in query}
+
+
 __all__ = [
     "COLLECTIONS",
     "FeedEntry",
@@ -156,5 +172,6 @@ __all__ = [
     "incremental_walk",
     "initial_walk",
     "post_type",
+    "protected_events",
     "revision",
 ]

@@ -13,7 +13,9 @@ import math
 import typing as t
 
 from ..errors import RestError
-from ..queries.changes import RECORD_TYPES, incremental_walk, initial_walk
+from ..models import User
+from ..queries.changes import RECORD_TYPES, incremental_walk, initial_walk, protected_events
+from ..queries.loaded import FeedEntry
 from ..queries.site_state import CHANGES_PRUNED, database_id, generation, read_counter
 from ..routes import accepts
 from ..schemas.changes import ChangesArgs
@@ -60,8 +62,12 @@ class Changes(Resource):
             ]
             return call.urls.rest_link("changes", query)
 
+        languages = _protected_languages(entries, call.user)
         body: dict[str, t.Any] = {
-            "changes": [change_entry(entry, call.urls, zone) for entry in entries],
+            "changes": [
+                change_entry(entry, call.urls, zone, language)
+                for entry, language in zip(entries, languages, strict=True)
+            ],
             "rest_url": page_url(page),
         }
         links = {}
@@ -74,6 +80,17 @@ class Changes(Resource):
         if page >= total_pages:
             body["sync_token"] = encode_token(database, end)
         return Reply(body, headers=list_headers(total, total_pages, links))
+
+
+def _protected_languages(entries: list[FeedEntry], user: User | None) -> list[str | None]:
+    """Per entry, the language of the event it upserts when that event is
+    password-protected for ``user`` (its entry names the list showing it), else None."""
+
+    def upserts_event(entry: FeedEntry) -> bool:
+        return entry.record_type == "event" and entry.action == "upsert"
+
+    protected = protected_events({e.record_id for e in entries if upserts_event(e)}, user)
+    return [protected.get(e.record_id) if upserts_event(e) else None for e in entries]
 
 
 def _position(token: str, database: int, newest: int, pruned: int) -> int:

@@ -69,16 +69,22 @@ def envelope(
     record_id: int,
     rest_url: str,
     record: dict[str, t.Any] | None,
+    protected: dict[str, t.Any] | None = None,
 ) -> bytes:
     """The Standard Webhooks thin envelope, rendered once at enqueue time. Without a
     public ``record`` the action is ``delete`` and nothing of the record's content
-    travels (title, content, slug and permalink can carry hidden text)."""
+    travels (title, content, slug and permalink can carry hidden text), unless the
+    record is a published password-protected event: ``protected`` holds the keys its
+    change-feed entry adds (``wire.changes.protected_keys``), the action is ``upsert``
+    and ``record`` is what its list shows, when a list shows it."""
     data: dict[str, t.Any] = {
         "id": record_id,
         "type": record_type,
-        "action": "upsert" if record is not None else "delete",
+        "action": "upsert" if record is not None or protected is not None else "delete",
         "rest_url": rest_url,
     }
+    if protected is not None:
+        data |= protected
     if record is not None:
         data["record"] = record
     body = {"type": event_type, "timestamp": iso_utc(changed_utc), "data": data}

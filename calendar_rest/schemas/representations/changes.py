@@ -25,6 +25,20 @@ Change = Representation.from_dict(
         "modified": text(N_("When the change happened, in the site's time zone"), required=True),
         "modified_utc": text(N_("When the change happened, in UTC"), required=True),
         "rest_url": text(N_("The record's REST URL"), required=True),
+        "protected": documented(
+            N_(
+                "Only on upserts of a password-protected event: true (its rest_url answers 403 "
+                "without the event's password)"
+            ),
+            type="boolean",
+            enum=[True],
+        ),
+        "listed_url": text(
+            N_(
+                "Only with protected: the URL of the event list showing just this event as "
+                "the list shows it to the caller (redacted without the password)"
+            )
+        ),
     },
     name="Change",
 )
