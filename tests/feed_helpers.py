@@ -7,7 +7,9 @@ export is tested whatever writes series.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import re
 import typing as t
 from zoneinfo import ZoneInfo
 
@@ -34,11 +36,36 @@ class Instance(t.NamedTuple):
     all_day: bool
 
 
-def read_feed(body: bytes, until: dt.date = dt.date(2035, 12, 31)) -> list[Instance]:
-    """Every instance of a feed, series expanded (python recurring-ical-events)."""
-    calendar = icalendar.Calendar.from_ical(body)
+def read_feed(
+    body: bytes, until: dt.date = dt.date(2035, 12, 31), *, own_zones: bool = False
+) -> list[Instance]:
+    """Every instance of a feed, series expanded (python recurring-ical-events); with
+    ``own_zones``, its times read with the feed's VTIMEZONEs (``renamed_zones``)."""
+    calendar = icalendar.Calendar.from_ical(renamed_zones(body) if own_zones else body)
     components = recurring_ical_events.of(calendar).between(dt.date(2000, 1, 1), until)
     return sorted(_instance(component) for component in components)
+
+
+def renamed_zones(body: bytes) -> bytes:
+    """The feed with each TZID renamed after a digest of its VTIMEZONE: icalendar
+    reads an IANA name with its own zoneinfo, a name it does not know with the
+    feed's definition (and keeps it for the process: the digest keeps two
+    definitions apart)."""
+    text = body.replace(b"\r\n ", b"").decode()
+    names = {
+        name: "feed-zone-" + hashlib.sha256(block.encode()).hexdigest()[:16]
+        for block, name in re.findall(
+            r"(BEGIN:VTIMEZONE\r\nTZID:([^\r]+)\r\n.*?END:VTIMEZONE)", text, re.S
+        )
+    }
+
+    def renamed(name: str) -> str:
+        return names.get(name, name)
+
+    text = re.sub(r"\nTZID:([^\r]+)", lambda match: "\nTZID:" + renamed(match[1]), text)
+    text = re.sub(r';TZID="([^"]+)"', lambda match: f';TZID="{renamed(match[1])}"', text)
+    text = re.sub(r";TZID=([^\";:]+)", lambda match: ";TZID=" + renamed(match[1]), text)
+    return text.encode()
 
 
 def _instance(component: t.Any) -> Instance:

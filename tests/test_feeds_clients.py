@@ -13,11 +13,15 @@ Needs Node.js and ``npm ci --prefix tests/clients``; runs under
 from __future__ import annotations
 
 import datetime as dt
+import json
 import typing as t
+from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from client_servers import node, run_node
-from conftest import Api
+from conftest import NS, Api, api_for
+from dateutil.rrule import rrulestr
 from feed_helpers import (
     NEW_YORK,
     WINDOW,
@@ -28,10 +32,16 @@ from feed_helpers import (
     read_feed,
     stored_uids,
 )
+from werkzeug.test import TestResponse
+from zone_probes import every_zone, expected_unix, probe_walls
 
 from calendar_rest.app import Application
+from calendar_rest.clock import ManualClock
+from calendar_rest.dates import resolve_timezone
+from calendar_rest.wire.vtimezone import Zone, ical_zone, vtimezone
 
 pytestmark = [pytest.mark.clients]
+ADMIN = "administrator"
 UNTIL = "2035-12-31T23:59:59Z"
 MARCH = [dt.datetime(2027, 3, day, 18, 0) for day in (9, 16, 23, 30)]
 EVENTS = [
@@ -125,3 +135,282 @@ def test_both_parsers_read_plain_descriptions(feed: tuple[bytes, list[Instance]]
     for title, plain in wanted.items():
         assert python[title] == plain, title
         assert javascript[title] == plain, title
+
+
+def icaljs(body: bytes, until: dt.datetime, folder: Path) -> dict[str, t.Any]:
+    """What ``icaljs.js`` reads in ``body``, series expanded up to ``until`` (handed in
+    a file: a long feed does not fit a command line)."""
+    plan = folder / "icaljs-plan.json"
+    plan.write_text(json.dumps({"ics": body.decode(), "until": until.isoformat()}))
+    return t.cast(dict[str, t.Any], run_node("icaljs.js", {"file": str(plan)}))
+
+
+# -- every feed kind, read by ical.js and compared with the JSON API -----------------------
+
+YEAR = {"start_date": "2027-01-01 00:00:00", "end_date": "2027-12-31 23:59:59", "per_page": 50}
+PARIS = "Europe/Paris"
+CALENDAR = {"Accept": "text/calendar"}
+#: a weekly Paris series across its DST change: a date added, one removed by a New York
+#: EXDATE (19:00 CEST is 13:00 EDT), then one moved (an exception) and one deleted
+SERIES_LINES = [
+    "RRULE:FREQ=WEEKLY;COUNT=6",
+    "RDATE;TZID=Europe/Paris:20270501T190000",
+    "EXDATE;TZID=America/New_York:20270406T130000",
+]
+#: the single feed of one of ``every_kind``'s events
+SINGLE_KINDS = {
+    "single event": "timed",
+    "all-day event": "all day",
+    "offset zone event": "offset",
+    "occurrence": "occurrence",
+    "exception": "exception",
+}
+#: a list feed, its JSON list, the query of both
+LIST_KINDS = {
+    "archive": ("/events.ics", "/events", YEAR),
+    "archive by category": ("/events.ics", "/events", {**YEAR, "categories": "jazz"}),
+    "archive by search": ("/events.ics", "/events", {**YEAR, "search": "festival"}),
+    "french archive": (f"/fr{NS}/events.ics", f"/fr{NS}/events", YEAR),
+}
+OTHER_KINDS = [
+    "series master",
+    "french single event",
+    "accept archive",
+    "accept single event",
+    "accept by slug",
+]
+
+
+@pytest.fixture
+def every_kind(api: Api) -> dict[str, dict[str, t.Any]]:
+    """One of each: a timed event with a category, an all-day event, a WordPress
+    offset, and a series with an added, an excluded, a moved and a deleted date."""
+    node()
+    made = {
+        "timed": api.create_event(
+            title="Jazz at noon",
+            timezone=NEW_YORK,
+            start_date="2027-03-10 12:00:00",
+            end_date="2027-03-10 14:00:00",
+            categories=["Jazz"],
+        ),
+        "all day": api.create_event(
+            title="Festival",
+            timezone=PARIS,
+            start_date="2027-07-01 00:00:00",
+            end_date="2027-07-02 23:59:59",
+            all_day=True,
+        ),
+        "offset": api.create_event(
+            title="Half hour",
+            timezone="UTC+5:30",
+            start_date="2027-06-01 12:00:00",
+            end_date="2027-06-01 13:00:00",
+        ),
+        "master": api.create_event(
+            title="Weekly",
+            timezone=PARIS,
+            start_date="2027-03-16 19:00:00",
+            end_date="2027-03-16 20:00:00",
+            recurrence=SERIES_LINES,
+        ),
+    }
+    listing = api.get(f"/events/{made['master']['id']}/occurrences", query_string=YEAR).json
+    moved, deleted, kept = listing["events"][1:4]
+    exception = api.patch(
+        f"/events/{moved['id']}",
+        ADMIN,
+        json={
+            "title": "Moved",
+            "start_date": "2027-03-23 21:00:00",
+            "end_date": "2027-03-23 22:00:00",
+        },
+    )
+    assert exception.status_code == 200, exception.get_data(as_text=True)
+    assert api.delete(f"/events/{deleted['id']}", ADMIN).status_code == 200
+    made["exception"], made["occurrence"] = exception.json, kept
+    return made
+
+
+def kind_request(
+    kind: str, api: Api, made: dict[str, dict[str, t.Any]]
+) -> tuple[TestResponse, list[dict[str, t.Any]]]:
+    """The feed of ``kind`` and the JSON events the API answers for the same thing."""
+    timed, master = made["timed"], made["master"]
+    if kind in LIST_KINDS:
+        feed, listed, query = LIST_KINDS[kind]
+        return api.get(feed, query_string=query), api.get(listed, query_string=query).json["events"]
+    if kind in SINGLE_KINDS:
+        event = api.get(f"/events/{made[SINGLE_KINDS[kind]]['id']}").json
+        return api.get(f"/events/{event['id']}.ics"), [event]
+    if kind == "series master":
+        series = api.get(f"/events/{master['id']}/occurrences", query_string=YEAR)
+        return api.get(f"/events/{master['id']}.ics"), series.json["events"]
+    if kind == "french single event":
+        french = f"/fr{NS}/events/{timed['id']}"
+        return api.get(f"{french}.ics"), [api.get(french).json]
+    if kind == "accept archive":
+        listed = api.get("/events", query_string=YEAR).json["events"]
+        return api.get("/events", query_string=YEAR, headers=CALENDAR), listed
+    path = f"/events/{timed['id']}" if kind == "accept single event" else None
+    path = path or f"/events/by-slug/{timed['slug']}"
+    return api.get(path, headers=CALENDAR), [api.get(path).json]
+
+
+@pytest.mark.parametrize("kind", [*LIST_KINDS, *SINGLE_KINDS, *OTHER_KINDS])
+def test_icaljs_reads_every_feed_kind_as_the_json_api(
+    kind: str, api: Api, app: Application, every_kind: dict[str, dict[str, t.Any]], tmp_path: Path
+) -> None:
+    """Each representation the feeds serve (``/events.ics`` with filters, the single
+    feed of an event, an all-day event, a series master, an occurrence and an
+    exception, the French root, ``Accept: text/calendar``) read by ical.js with the
+    feed's own VTIMEZONEs (a recurrence line's zone included): the instances, URLs and
+    names the JSON API answers for the same request."""
+    response, listed = kind_request(kind, api, every_kind)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.content_type == "text/calendar; charset=utf-8"
+    report = icaljs(response.get_data(), dt.datetime(2028, 1, 1), tmp_path)
+    assert icaljs_instances(report) == json_instances(listed, stored_uids(app))
+    for item in report["instances"]:
+        assert all(zone == "date" or zone.startswith("feed:") for zone in item["zones"]), item
+    if kind in LIST_KINDS or kind == "accept archive":
+        name = "Événements" if kind.startswith("french") else "Events"
+        assert report["calendar"]["name"] == f"{name} – localhost"
+    elif kind != "series master":
+        [item], [event] = report["instances"], listed
+        assert (item["url"], report["calendar"]["name"]) == (event["url"], event["title"])
+
+
+# -- open-ended series over the years (the feeds' VTIMEZONEs) ------------------------------
+
+NOW = dt.datetime(2026, 3, 1, tzinfo=dt.timezone.utc)
+#: the API's rows reach ten years ahead (``recurrence_horizon_days``); the feed's rules
+#: are read for twenty, beyond the rows
+API_END, RULE_END = NOW.replace(year=2036), NOW.replace(year=2046)
+OPEN_SERIES = [
+    # zone, rule, first local start: at noon on the weekdays the zone changes its offset
+    (NEW_YORK, "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),
+    ("Australia/Sydney", "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),
+    ("Europe/Paris", "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),
+    ("America/Santiago", "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),  # Saturday 24:00
+    ("America/Santiago", "RRULE:FREQ=MONTHLY;BYDAY=1SA", "2026-03-07 21:30:00"),
+    ("Pacific/Chatham", "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),  # +12:45 and +13:45
+    ("Australia/Lord_Howe", "RRULE:FREQ=MONTHLY;BYDAY=1SU", "2026-03-01 12:00:00"),  # 30 min
+    ("Europe/Dublin", "RRULE:FREQ=MONTHLY;BYDAY=-1SU", "2026-03-29 12:00:00"),  # DST in winter
+    ("Africa/Casablanca", "RRULE:FREQ=WEEKLY;INTERVAL=2", "2026-03-01 12:00:00"),  # Ramadan
+    ("Africa/Cairo", "RRULE:FREQ=MONTHLY;BYDAY=-1FR", "2026-03-27 12:00:00"),
+    ("Asia/Gaza", "RRULE:FREQ=MONTHLY;BYDAY=-1SA", "2026-03-28 12:00:00"),
+    ("America/Nuuk", "RRULE:FREQ=MONTHLY;BYDAY=-1SA", "2026-03-28 12:00:00"),  # Saturday 23:00
+    ("Asia/Tehran", "RRULE:FREQ=MONTHLY", "2026-03-01 12:00:00"),  # no DST since 2022
+    ("UTC", "RRULE:FREQ=MONTHLY", "2026-03-01 12:00:00"),
+    ("UTC+5:30", "RRULE:FREQ=MONTHLY", "2026-03-01 12:00:00"),
+]
+Instants = dict[str, list[tuple[str, str]]]
+
+
+class OpenSeries(t.NamedTuple):
+    """The archive feed of ``OPEN_SERIES``, and by UID each master's zone, its rule's
+    UTC starts and ends per zoneinfo up to ``RULE_END``, and the API's occurrences."""
+
+    body: bytes
+    zones: dict[str, str]
+    expected: Instants
+    listed: Instants
+
+
+@pytest.fixture
+def open_series(api: Api, sibling_app: t.Callable[..., Application]) -> OpenSeries:
+    """``OPEN_SERIES`` written through the API, their occurrences ten years ahead."""
+    node()
+    ten_years = sibling_app(clock=ManualClock(NOW), recurrence_horizon_days=3700, max_per_page=600)
+    client = api_for(ten_years, api)
+    window = {"start_date": "2026-01-01 00:00:00", "end_date": "2046-12-31 23:59:59"}
+    masters = []
+    for zone, rule, start in OPEN_SERIES:
+        first = dt.datetime.fromisoformat(start)
+        master = client.create_event(
+            title=f"{zone} {rule}",
+            timezone=zone,
+            start_date=start,
+            end_date=f"{first + dt.timedelta(hours=1):%Y-%m-%d %H:%M:%S}",
+            recurrence=[rule],
+        )
+        masters.append((master["id"], zone, rule, first))
+    uids = stored_uids(ten_years)
+    zones, expected, listed = {}, {}, {}
+    for master_id, zone, rule, first in masters:
+        uid = uids[master_id]
+        zones[uid], expected[uid] = zone, rule_instants(rule, first, zone)
+        occurrences = client.get(
+            f"/events/{master_id}/occurrences", query_string={**window, "per_page": 600}
+        ).json["events"]
+        listed[uid] = [(item["utc_start_date"], item["utc_end_date"]) for item in occurrences]
+    body = client.get("/events.ics", query_string=window).get_data()
+    return OpenSeries(body, zones, expected, listed)
+
+
+def rule_instants(rule: str, first: dt.datetime, zone: str) -> list[tuple[str, str]]:
+    """UTC start and end (an hour later on the wall clock) of each of the rule's local
+    starts before ``RULE_END`` (dateutil), converted by Python's zoneinfo."""
+    tzinfo = resolve_timezone(zone)
+    walls = rrulestr(rule.removeprefix("RRULE:"), dtstart=first)
+    assert walls[0] == first, "the first start is a date of the rule"
+    instants = []
+    for wall in walls:
+        start = wall.replace(tzinfo=tzinfo).astimezone(dt.timezone.utc)
+        if start >= RULE_END:
+            break
+        end = (wall + dt.timedelta(hours=1)).replace(tzinfo=tzinfo).astimezone(dt.timezone.utc)
+        instants.append((f"{start:%Y-%m-%d %H:%M:%S}", f"{end:%Y-%m-%d %H:%M:%S}"))
+    return instants
+
+
+def by_uid(instances: t.Iterable[Instance]) -> Instants:
+    found: Instants = {}
+    for item in sorted(instances):
+        found.setdefault(item.uid, []).append((item.start, item.end))
+    return found
+
+
+def before(instants: Instants, end: dt.datetime) -> Instants:
+    """The instants that start before ``end``."""
+    limit = f"{end:%Y-%m-%d %H:%M:%S}"
+    return {uid: [pair for pair in pairs if pair[0] < limit] for uid, pairs in instants.items()}
+
+
+def test_open_ended_series_read_with_the_feeds_zones_are_the_apis_for_ten_years_and_beyond(
+    open_series: OpenSeries, tmp_path: Path
+) -> None:
+    """Every instant ical.js reads with the feed's own VTIMEZONEs: the API's
+    occurrences over ten years, and zoneinfo's for each rule over twenty (a VTIMEZONE
+    listing the changes of a span of years put New York an hour off after its end).
+    recurring-ical-events reads the same ten years, icalendar using the feed's
+    VTIMEZONEs too (the TZIDs renamed; it expands their rules up to 2038)."""
+    report = icaljs(open_series.body, RULE_END, tmp_path)
+    tzids = {uid: ical_zone(zone).tzid for uid, zone in open_series.zones.items()}
+    assert sorted(report["zones"]) == sorted(set(tzids.values()))
+    for item in report["instances"]:
+        assert item["zones"] == [f"feed:{tzids[item['uid']]}"] * 2
+    read = by_uid(icaljs_instances(report))
+    listed = before(open_series.listed, API_END)
+    assert before(read, API_END) == listed
+    assert before(open_series.expected, API_END) == listed
+    for uid, zone in open_series.zones.items():
+        assert read[uid] == open_series.expected[uid], zone
+    python = read_feed(open_series.body, API_END.date(), own_zones=True)
+    assert before(by_uid(python), API_END) == listed
+
+
+def test_icaljs_reads_every_zone_as_zoneinfo_for_ten_years(tmp_path: Path) -> None:
+    """The VTIMEZONE of every zone the API accepts, from 2026 on, read by ical.js: an
+    hour either side of every change zoneinfo makes up to 2036, and noon twice a month."""
+    node()
+    zones, expected = [], {}
+    for name in every_zone():
+        walls = probe_walls(ZoneInfo(name), 2026, 2036)
+        text = vtimezone(Zone(name), 2026).to_ical().decode()
+        zones.append({"tzid": name, "vtimezone": text, "walls": [w.isoformat() for w in walls]})
+        expected[name] = expected_unix(ZoneInfo(name), walls)
+    plan = tmp_path / "zones.json"
+    plan.write_text(json.dumps({"zones": zones}))
+    assert run_node("icaljs_zones.js", {"file": str(plan)}) == expected
