@@ -1,7 +1,8 @@
 """What the feed tests share (``tests/test_feeds*.py``): reading a feed as a calendar
-client does (icalendar with recurring-ical-events), the same facts read off the JSON
-API, and a recurring series built as rows (the fields of ``calendar.md`` §4.1), so the
-export is tested whatever writes series.
+client does (icalendar with recurring-ical-events, or ical.js through
+``tests/clients/icaljs.js``), the same facts read off the JSON API, and a recurring
+series built as rows (the fields of ``calendar.md`` §4.1), so the export is tested
+whatever writes series.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import hashlib
 import json
 import re
 import typing as t
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import icalendar
 import recurring_ical_events
+from client_servers import run_node
 
 from calendar_rest.app import Application
 from calendar_rest.models import Event
@@ -66,6 +69,31 @@ def renamed_zones(body: bytes) -> bytes:
     text = re.sub(r';TZID="([^"]+)"', lambda match: f';TZID="{renamed(match[1])}"', text)
     text = re.sub(r";TZID=([^\";:]+)", lambda match: ";TZID=" + renamed(match[1]), text)
     return text.encode()
+
+
+def icaljs(body: bytes, until: dt.datetime, folder: Path) -> dict[str, t.Any]:
+    """What ``icaljs.js`` reads in ``body``, series expanded up to ``until`` (aware;
+    handed in a file: a long feed does not fit a command line)."""
+    plan = folder / "icaljs-plan.json"
+    plan.write_text(json.dumps({"ics": body.decode(), "until": until.isoformat()}))
+    return t.cast(dict[str, t.Any], run_node("icaljs.js", {"file": str(plan)}))
+
+
+def icaljs_instances(report: dict[str, t.Any]) -> list[Instance]:
+    """The instances ``icaljs.js`` reported, as ``read_feed`` gives them."""
+    found = []
+    for item in report["instances"]:
+        if item["allDay"]:
+            span = (item["startDate"], item["endDate"])
+        else:
+            span = tuple(
+                dt.datetime.fromisoformat(item[key].replace("Z", "+00:00")).strftime(
+                    "%Y-%m-%d %H:%M:%S"
+                )
+                for key in ("start", "end")
+            )
+        found.append(Instance(item["uid"], item["summary"], *span, item["allDay"]))
+    return sorted(found)
 
 
 def _instance(component: t.Any) -> Instance:

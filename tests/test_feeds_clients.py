@@ -3,7 +3,9 @@
 (JavaScript, Mozilla's: Thunderbird and FullCalendar read calendars with it) through
 ``tests/clients/icaljs.js``. Both must see the same UIDs, UTC instants (DST and
 WordPress offset zones included), all-day dates with an exclusive end, summaries and
-plain descriptions, and a series expanded into exactly its listed occurrences.
+plain descriptions, and a series expanded into exactly its listed occurrences; ical.js
+reads every kind of feed the service serves as the JSON API answers the same request,
+with the feed's own VTIMEZONEs (``test_feeds_zones_clients.py``: over the years).
 
 Needs Node.js and ``npm ci --prefix tests/clients``; runs under
 ``CALENDAR_REST_TEST_CLIENTS=1`` (skipped without Node, failed under
@@ -13,36 +15,32 @@ Needs Node.js and ``npm ci --prefix tests/clients``; runs under
 from __future__ import annotations
 
 import datetime as dt
-import json
 import typing as t
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 from client_servers import node, run_node
-from conftest import NS, Api, api_for
-from dateutil.rrule import rrulestr
+from conftest import NS, Api
 from feed_helpers import (
     NEW_YORK,
     WINDOW,
     Instance,
     descriptions,
+    icaljs,
+    icaljs_instances,
     json_instances,
     make_series,
     read_feed,
     stored_uids,
 )
 from werkzeug.test import TestResponse
-from zone_probes import every_zone, expected_unix, probe_walls
 
 from calendar_rest.app import Application
-from calendar_rest.clock import ManualClock
-from calendar_rest.dates import resolve_timezone
-from calendar_rest.wire.vtimezone import Zone, ical_zone, vtimezone
 
 pytestmark = [pytest.mark.clients]
 ADMIN = "administrator"
 UNTIL = "2035-12-31T23:59:59Z"
+UTC = dt.timezone.utc
 MARCH = [dt.datetime(2027, 3, day, 18, 0) for day in (9, 16, 23, 30)]
 EVENTS = [
     # title, start, end, zone, all day, description (HTML), its plain text
@@ -92,22 +90,6 @@ def feed(api: Api, app: Application) -> tuple[bytes, list[Instance]]:
     return response.get_data(), json_instances(listed, stored_uids(app))
 
 
-def icaljs_instances(report: dict[str, t.Any]) -> list[Instance]:
-    found = []
-    for item in report["instances"]:
-        if item["allDay"]:
-            span = (item["startDate"], item["endDate"])
-        else:
-            span = tuple(
-                dt.datetime.fromisoformat(item[key].replace("Z", "+00:00")).strftime(
-                    "%Y-%m-%d %H:%M:%S"
-                )
-                for key in ("start", "end")
-            )
-        found.append(Instance(item["uid"], item["summary"], *span, item["allDay"]))
-    return sorted(found)
-
-
 def test_both_parsers_read_what_the_json_api_lists(feed: tuple[bytes, list[Instance]]) -> None:
     body, expected = feed
     python = read_feed(body)
@@ -135,14 +117,6 @@ def test_both_parsers_read_plain_descriptions(feed: tuple[bytes, list[Instance]]
     for title, plain in wanted.items():
         assert python[title] == plain, title
         assert javascript[title] == plain, title
-
-
-def icaljs(body: bytes, until: dt.datetime, folder: Path) -> dict[str, t.Any]:
-    """What ``icaljs.js`` reads in ``body``, series expanded up to ``until`` (handed in
-    a file: a long feed does not fit a command line)."""
-    plan = folder / "icaljs-plan.json"
-    plan.write_text(json.dumps({"ics": body.decode(), "until": until.isoformat()}))
-    return t.cast(dict[str, t.Any], run_node("icaljs.js", {"file": str(plan)}))
 
 
 # -- every feed kind, read by ical.js and compared with the JSON API -----------------------
@@ -269,7 +243,7 @@ def test_icaljs_reads_every_feed_kind_as_the_json_api(
     response, listed = kind_request(kind, api, every_kind)
     assert response.status_code == 200, response.get_data(as_text=True)
     assert response.content_type == "text/calendar; charset=utf-8"
-    report = icaljs(response.get_data(), dt.datetime(2028, 1, 1), tmp_path)
+    report = icaljs(response.get_data(), dt.datetime(2028, 1, 1, tzinfo=UTC), tmp_path)
     assert icaljs_instances(report) == json_instances(listed, stored_uids(app))
     for item in report["instances"]:
         assert all(zone == "date" or zone.startswith("feed:") for zone in item["zones"]), item
@@ -279,138 +253,3 @@ def test_icaljs_reads_every_feed_kind_as_the_json_api(
     elif kind != "series master":
         [item], [event] = report["instances"], listed
         assert (item["url"], report["calendar"]["name"]) == (event["url"], event["title"])
-
-
-# -- open-ended series over the years (the feeds' VTIMEZONEs) ------------------------------
-
-NOW = dt.datetime(2026, 3, 1, tzinfo=dt.timezone.utc)
-#: the API's rows reach ten years ahead (``recurrence_horizon_days``); the feed's rules
-#: are read for twenty, beyond the rows
-API_END, RULE_END = NOW.replace(year=2036), NOW.replace(year=2046)
-OPEN_SERIES = [
-    # zone, rule, first local start: at noon on the weekdays the zone changes its offset
-    (NEW_YORK, "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),
-    ("Australia/Sydney", "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),
-    ("Europe/Paris", "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),
-    ("America/Santiago", "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),  # Saturday 24:00
-    ("America/Santiago", "RRULE:FREQ=MONTHLY;BYDAY=1SA", "2026-03-07 21:30:00"),
-    ("Pacific/Chatham", "RRULE:FREQ=WEEKLY", "2026-03-01 12:00:00"),  # +12:45 and +13:45
-    ("Australia/Lord_Howe", "RRULE:FREQ=MONTHLY;BYDAY=1SU", "2026-03-01 12:00:00"),  # 30 min
-    ("Europe/Dublin", "RRULE:FREQ=MONTHLY;BYDAY=-1SU", "2026-03-29 12:00:00"),  # DST in winter
-    ("Africa/Casablanca", "RRULE:FREQ=WEEKLY;INTERVAL=2", "2026-03-01 12:00:00"),  # Ramadan
-    ("Africa/Cairo", "RRULE:FREQ=MONTHLY;BYDAY=-1FR", "2026-03-27 12:00:00"),
-    ("Asia/Gaza", "RRULE:FREQ=MONTHLY;BYDAY=-1SA", "2026-03-28 12:00:00"),
-    ("America/Nuuk", "RRULE:FREQ=MONTHLY;BYDAY=-1SA", "2026-03-28 12:00:00"),  # Saturday 23:00
-    ("Asia/Tehran", "RRULE:FREQ=MONTHLY", "2026-03-01 12:00:00"),  # no DST since 2022
-    ("UTC", "RRULE:FREQ=MONTHLY", "2026-03-01 12:00:00"),
-    ("UTC+5:30", "RRULE:FREQ=MONTHLY", "2026-03-01 12:00:00"),
-]
-Instants = dict[str, list[tuple[str, str]]]
-
-
-class OpenSeries(t.NamedTuple):
-    """The archive feed of ``OPEN_SERIES``, and by UID each master's zone, its rule's
-    UTC starts and ends per zoneinfo up to ``RULE_END``, and the API's occurrences."""
-
-    body: bytes
-    zones: dict[str, str]
-    expected: Instants
-    listed: Instants
-
-
-@pytest.fixture
-def open_series(api: Api, sibling_app: t.Callable[..., Application]) -> OpenSeries:
-    """``OPEN_SERIES`` written through the API, their occurrences ten years ahead."""
-    node()
-    ten_years = sibling_app(clock=ManualClock(NOW), recurrence_horizon_days=3700, max_per_page=600)
-    client = api_for(ten_years, api)
-    window = {"start_date": "2026-01-01 00:00:00", "end_date": "2046-12-31 23:59:59"}
-    masters = []
-    for zone, rule, start in OPEN_SERIES:
-        first = dt.datetime.fromisoformat(start)
-        master = client.create_event(
-            title=f"{zone} {rule}",
-            timezone=zone,
-            start_date=start,
-            end_date=f"{first + dt.timedelta(hours=1):%Y-%m-%d %H:%M:%S}",
-            recurrence=[rule],
-        )
-        masters.append((master["id"], zone, rule, first))
-    uids = stored_uids(ten_years)
-    zones, expected, listed = {}, {}, {}
-    for master_id, zone, rule, first in masters:
-        uid = uids[master_id]
-        zones[uid], expected[uid] = zone, rule_instants(rule, first, zone)
-        occurrences = client.get(
-            f"/events/{master_id}/occurrences", query_string={**window, "per_page": 600}
-        ).json["events"]
-        listed[uid] = [(item["utc_start_date"], item["utc_end_date"]) for item in occurrences]
-    body = client.get("/events.ics", query_string=window).get_data()
-    return OpenSeries(body, zones, expected, listed)
-
-
-def rule_instants(rule: str, first: dt.datetime, zone: str) -> list[tuple[str, str]]:
-    """UTC start and end (an hour later on the wall clock) of each of the rule's local
-    starts before ``RULE_END`` (dateutil), converted by Python's zoneinfo."""
-    tzinfo = resolve_timezone(zone)
-    walls = rrulestr(rule.removeprefix("RRULE:"), dtstart=first)
-    assert walls[0] == first, "the first start is a date of the rule"
-    instants = []
-    for wall in walls:
-        start = wall.replace(tzinfo=tzinfo).astimezone(dt.timezone.utc)
-        if start >= RULE_END:
-            break
-        end = (wall + dt.timedelta(hours=1)).replace(tzinfo=tzinfo).astimezone(dt.timezone.utc)
-        instants.append((f"{start:%Y-%m-%d %H:%M:%S}", f"{end:%Y-%m-%d %H:%M:%S}"))
-    return instants
-
-
-def by_uid(instances: t.Iterable[Instance]) -> Instants:
-    found: Instants = {}
-    for item in sorted(instances):
-        found.setdefault(item.uid, []).append((item.start, item.end))
-    return found
-
-
-def before(instants: Instants, end: dt.datetime) -> Instants:
-    """The instants that start before ``end``."""
-    limit = f"{end:%Y-%m-%d %H:%M:%S}"
-    return {uid: [pair for pair in pairs if pair[0] < limit] for uid, pairs in instants.items()}
-
-
-def test_open_ended_series_read_with_the_feeds_zones_are_the_apis_for_ten_years_and_beyond(
-    open_series: OpenSeries, tmp_path: Path
-) -> None:
-    """Every instant ical.js reads with the feed's own VTIMEZONEs: the API's
-    occurrences over ten years, and zoneinfo's for each rule over twenty (a VTIMEZONE
-    listing the changes of a span of years put New York an hour off after its end).
-    recurring-ical-events reads the same ten years, icalendar using the feed's
-    VTIMEZONEs too (the TZIDs renamed; it expands their rules up to 2038)."""
-    report = icaljs(open_series.body, RULE_END, tmp_path)
-    tzids = {uid: ical_zone(zone).tzid for uid, zone in open_series.zones.items()}
-    assert sorted(report["zones"]) == sorted(set(tzids.values()))
-    for item in report["instances"]:
-        assert item["zones"] == [f"feed:{tzids[item['uid']]}"] * 2
-    read = by_uid(icaljs_instances(report))
-    listed = before(open_series.listed, API_END)
-    assert before(read, API_END) == listed
-    assert before(open_series.expected, API_END) == listed
-    for uid, zone in open_series.zones.items():
-        assert read[uid] == open_series.expected[uid], zone
-    python = read_feed(open_series.body, API_END.date(), own_zones=True)
-    assert before(by_uid(python), API_END) == listed
-
-
-def test_icaljs_reads_every_zone_as_zoneinfo_for_ten_years(tmp_path: Path) -> None:
-    """The VTIMEZONE of every zone the API accepts, from 2026 on, read by ical.js: an
-    hour either side of every change zoneinfo makes up to 2036, and noon twice a month."""
-    node()
-    zones, expected = [], {}
-    for name in every_zone():
-        walls = probe_walls(ZoneInfo(name), 2026, 2036)
-        text = vtimezone(Zone(name), 2026).to_ical().decode()
-        zones.append({"tzid": name, "vtimezone": text, "walls": [w.isoformat() for w in walls]})
-        expected[name] = expected_unix(ZoneInfo(name), walls)
-    plan = tmp_path / "zones.json"
-    plan.write_text(json.dumps({"zones": zones}))
-    assert run_node("icaljs_zones.js", {"file": str(plan)}) == expected
