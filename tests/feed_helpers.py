@@ -1,18 +1,23 @@
 """What the feed tests share (``tests/test_feeds*.py``): reading a feed as a calendar
-client does (icalendar with recurring-ical-events), the same facts read off the JSON
-API, and a recurring series built as rows (the fields of ``calendar.md`` §4.1), so the
-export is tested whatever writes series.
+client does (icalendar with recurring-ical-events, or ical.js through
+``tests/clients/icaljs.js``), the same facts read off the JSON API, and a recurring
+series built as rows (the fields of ``calendar.md`` §4.1), so the export is tested
+whatever writes series.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import re
 import typing as t
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import icalendar
 import recurring_ical_events
+from client_servers import run_node
 
 from calendar_rest.app import Application
 from calendar_rest.models import Event
@@ -34,11 +39,61 @@ class Instance(t.NamedTuple):
     all_day: bool
 
 
-def read_feed(body: bytes, until: dt.date = dt.date(2035, 12, 31)) -> list[Instance]:
-    """Every instance of a feed, series expanded (python recurring-ical-events)."""
-    calendar = icalendar.Calendar.from_ical(body)
+def read_feed(
+    body: bytes, until: dt.date = dt.date(2035, 12, 31), *, own_zones: bool = False
+) -> list[Instance]:
+    """Every instance of a feed, series expanded (python recurring-ical-events); with
+    ``own_zones``, its times read with the feed's VTIMEZONEs (``renamed_zones``)."""
+    calendar = icalendar.Calendar.from_ical(renamed_zones(body) if own_zones else body)
     components = recurring_ical_events.of(calendar).between(dt.date(2000, 1, 1), until)
     return sorted(_instance(component) for component in components)
+
+
+def renamed_zones(body: bytes) -> bytes:
+    """The feed with each TZID renamed after a digest of its VTIMEZONE: icalendar
+    reads an IANA name with its own zoneinfo, a name it does not know with the
+    feed's definition (and keeps it for the process: the digest keeps two
+    definitions apart)."""
+    text = body.replace(b"\r\n ", b"").decode()
+    names = {
+        name: "feed-zone-" + hashlib.sha256(block.encode()).hexdigest()[:16]
+        for block, name in re.findall(
+            r"(BEGIN:VTIMEZONE\r\nTZID:([^\r]+)\r\n.*?END:VTIMEZONE)", text, re.S
+        )
+    }
+
+    def renamed(name: str) -> str:
+        return names.get(name, name)
+
+    text = re.sub(r"\nTZID:([^\r]+)", lambda match: "\nTZID:" + renamed(match[1]), text)
+    text = re.sub(r';TZID="([^"]+)"', lambda match: f';TZID="{renamed(match[1])}"', text)
+    text = re.sub(r";TZID=([^\";:]+)", lambda match: ";TZID=" + renamed(match[1]), text)
+    return text.encode()
+
+
+def icaljs(body: bytes, until: dt.datetime, folder: Path) -> dict[str, t.Any]:
+    """What ``icaljs.js`` reads in ``body``, series expanded up to ``until`` (aware;
+    handed in a file: a long feed does not fit a command line)."""
+    plan = folder / "icaljs-plan.json"
+    plan.write_text(json.dumps({"ics": body.decode(), "until": until.isoformat()}))
+    return t.cast(dict[str, t.Any], run_node("icaljs.js", {"file": str(plan)}))
+
+
+def icaljs_instances(report: dict[str, t.Any]) -> list[Instance]:
+    """The instances ``icaljs.js`` reported, as ``read_feed`` gives them."""
+    found = []
+    for item in report["instances"]:
+        if item["allDay"]:
+            span = (item["startDate"], item["endDate"])
+        else:
+            span = tuple(
+                dt.datetime.fromisoformat(item[key].replace("Z", "+00:00")).strftime(
+                    "%Y-%m-%d %H:%M:%S"
+                )
+                for key in ("start", "end")
+            )
+        found.append(Instance(item["uid"], item["summary"], *span, item["allDay"]))
+    return sorted(found)
 
 
 def _instance(component: t.Any) -> Instance:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import re
 import subprocess
 import sys
 import typing as t
@@ -46,6 +47,9 @@ def ok_feed(response: TestResponse) -> bytes:
     body = response.get_data()
     icalendar.Calendar.from_ical(body)  # parses
     assert body.startswith(b"BEGIN:VCALENDAR\r\n") and body.endswith(b"END:VCALENDAR\r\n")
+    text = "\r\n".join(lines(body))
+    used = {"".join(name) for name in re.findall(r';TZID=(?:"([^"]+)"|([^;:]+))', text)}
+    assert used == set(re.findall(r"\nTZID:([^\r]+)", text))  # each TZID, one VTIMEZONE
     return body
 
 
@@ -504,6 +508,42 @@ def test_the_single_feed_of_a_master_and_of_an_occurrence(
     [vevent] = vevents(single)
     assert "RECURRENCE-ID;TZID=America/New_York:20270330T180000" in lines(single)
     assert "RRULE" not in vevent and vevent["UID"] == vevents(master)[0]["UID"]
+
+
+def test_an_open_ended_series_has_its_zones_rules_with_no_end(api: Api) -> None:
+    """A VTIMEZONE listing the changes of a span of years ends with it: a client keeps
+    the last offset after it. Each is the zone's rule as yearly RRULEs."""
+    api.create_event(
+        title="Weekly",
+        timezone=NEW_YORK,
+        start_date="2027-03-09 18:00:00",
+        end_date="2027-03-09 19:00:00",
+        recurrence=["RRULE:FREQ=WEEKLY"],
+    )
+    text = lines(ok_feed(api.get("/events.ics", query_string=WINDOW)))
+    start = text.index("TZID:America/New_York")
+    zone = text[start : text.index("END:VTIMEZONE", start)]
+    assert "RRULE:FREQ=YEARLY;BYDAY=2SU;BYMONTH=3" in zone
+    assert "RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=11" in zone
+    assert not any(line.startswith(("COMMENT", "RDATE")) for line in zone)
+
+
+def test_a_zone_named_by_a_recurrence_line_has_its_vtimezone(api: Api) -> None:
+    """An EXDATE in another zone than its series' (19:00 in Paris is 13:00 in New
+    York): the single feed of the series defines both zones."""
+    master = api.create_event(
+        title="Weekly",
+        timezone="Europe/Paris",
+        start_date="2027-03-30 19:00:00",
+        end_date="2027-03-30 20:00:00",
+        recurrence=["RRULE:FREQ=WEEKLY;COUNT=3", "EXDATE;TZID=America/New_York:20270406T130000"],
+    )
+    body = ok_feed(api.get(f"/events/{master['id']}.ics"))
+    assert {"TZID:Europe/Paris", "TZID:America/New_York"} <= set(lines(body))
+    assert [item.start for item in read_feed(body)] == [
+        "2027-03-30 17:00:00",
+        "2027-04-13 17:00:00",
+    ]
 
 
 # -- /doc, the index, lazy imports ---------------------------------------------------------

@@ -42,8 +42,6 @@ from .base import Call, Resource
 log = logging.getLogger("calendar_rest")
 #: the default ``X-WR-CALNAME``, before `` – <site host>``
 DEFAULT_CALENDAR_NAME = N_("Events")
-#: how far a series' rows reach when its master does not say (``recurrence_horizon_days``)
-DEFAULT_HORIZON_DAYS = 730
 
 
 class EventFeeds(Resource):
@@ -139,20 +137,12 @@ class EventFeeds(Resource):
         """How ``event`` is exported: a master with its lines, an exception (or a lone
         instance) with its ``RECURRENCE-ID``, or a stand-alone event."""
         if series and event is master:
-            lines = tuple(json.loads(event.recurrence))
-            horizon = event.materialised_until or (
-                event.start_local + dt.timedelta(days=self.horizon_days)
-            )
-            return FeedEvent(event, data, recurrence=lines, until=horizon.date())
+            return FeedEvent(event, data, recurrence=tuple(json.loads(event.recurrence)))
         if event.series_master_id is not None:
             original = event.original_start or event.start_local
             zone = master.timezone if series else self.series_zone(event)
             return FeedEvent(event, data, recurrence_id=original, series_zone=zone)
         return FeedEvent(event, data)
-
-    @property
-    def horizon_days(self) -> int:
-        return int(getattr(self.settings, "recurrence_horizon_days", DEFAULT_HORIZON_DAYS))
 
     @staticmethod
     def series_zone(event: Event) -> str:

@@ -1,8 +1,8 @@
 """Events as one iCalendar VCALENDAR (``calendar.md`` §3 and §4.7), written by icalendar.
 
 The body is a pure function of its input: no "now" (``DTSTAMP`` is ``LAST-MODIFIED``),
-a fixed order, and VTIMEZONEs generated from zoneinfo over whole years. Each event is
-handed with its JSON representation (``wire.events.event_data``), so ``SUMMARY``,
+a fixed order, and VTIMEZONEs from the zones' TZif files (``wire.vtimezone``). Each
+event is handed with its JSON representation (``wire.events.event_data``), so ``SUMMARY``,
 ``URL``, the venue, the organizers, the categories and what password protection hides
 are exactly what the JSON shows. icalendar is imported on first use only: the CLI and
 ``serve`` start without it.
@@ -15,9 +15,10 @@ import datetime as dt
 import functools
 import typing as t
 
-from ..dates import resolve_timezone
+from ..dates.recurrence import split_line
 from ..models import Event
 from .plain_text import plain_text
+from .vtimezone import Zone, ical_zone, vtimezone, written_zone
 
 if t.TYPE_CHECKING:  # pragma: no cover
     import icalendar
@@ -31,20 +32,9 @@ STATUSES = {
     "pending": ("TENTATIVE", None),
     "trash": ("CANCELLED", None),
 }
-#: the widest whole-hour offsets ``Etc/GMT±N`` names (Etc/GMT-14 … Etc/GMT+12)
-ETC_EAST, ETC_WEST = 14, 12
 #: recurrence lines a master VEVENT carries as stored
 RECURRENCE_NAMES = frozenset({"RRULE", "RDATE", "EXDATE"})
 UTC = dt.timezone.utc
-
-
-@dataclasses.dataclass(frozen=True)
-class Zone:
-    """How an event or site zone is written: its TZID, and the fixed offset of a
-    WordPress ``UTC+5:30`` zone (which no IANA name covers; None otherwise)."""
-
-    tzid: str
-    fixed: dt.timedelta | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,25 +62,6 @@ class FeedEvent:
     recurrence_id: dt.datetime | None = None
     #: the series zone (the master's), for ``RECURRENCE-ID``
     series_zone: str = ""
-    #: the last date a master's rule reaches as rows (what its VTIMEZONE must cover)
-    until: dt.date | None = None
-
-
-@functools.lru_cache(maxsize=256)
-def ical_zone(name: str) -> Zone:
-    """§3.1: IANA names unchanged; WordPress whole-hour offsets as ``Etc/GMT∓N`` (the
-    sign inverted) and ``UTC+0`` as ``UTC``; other offsets as ``UTC±HH:MM``."""
-    zone = resolve_timezone(name)
-    if not isinstance(zone, dt.timezone):
-        return Zone(name)
-    offset = zone.utcoffset(None)
-    minutes = int(offset.total_seconds()) // 60
-    hours, rest = divmod(abs(minutes), 60)
-    if minutes == 0:
-        return Zone("UTC")
-    if not rest and (minutes > 0 and hours <= ETC_EAST or minutes < 0 and hours <= ETC_WEST):
-        return Zone(f"Etc/GMT{'-' if minutes > 0 else '+'}{hours}")
-    return Zone(f"UTC{'+' if minutes > 0 else '-'}{hours:02d}:{rest:02d}", offset)
 
 
 def calendar_bytes(info: FeedInfo, events: t.Sequence[FeedEvent]) -> bytes:
@@ -112,68 +83,37 @@ def calendar_bytes(info: FeedInfo, events: t.Sequence[FeedEvent]) -> bytes:
     calendar.add("x-published-ttl", icalendar.vDuration(refresh))
     calendar.add("source", icalendar.vUri(info.source), parameters={"VALUE": "URI"})
     components = [_vevent(item) for item in events]
-    for zone, (first, last) in sorted(_spans(events).items(), key=lambda item: item[0].tzid):
-        calendar.add_component(_vtimezone(zone, first, last))
+    for zone, first_year in sorted(_first_years(events).items(), key=lambda item: item[0].tzid):
+        calendar.add_component(vtimezone(zone, first_year))
     for component in components:
         calendar.add_component(component)
     return t.cast(bytes, calendar.to_ical())
 
 
-def _spans(events: t.Sequence[FeedEvent]) -> dict[Zone, tuple[int, int]]:
-    """The years each TZID's VTIMEZONE covers: those of the exported dates, up to
-    the last materialised date of open rules."""
-    spans: dict[Zone, tuple[int, int]] = {}
+def _first_years(events: t.Sequence[FeedEvent]) -> dict[Zone, int]:
+    """Each TZID the feed writes, with the first year of its dates: its VTIMEZONE
+    covers every time from January 1 of that year on, open-ended rules included."""
+    years: dict[Zone, int] = {}
 
-    def cover(zone: Zone, *days: dt.date | None) -> None:
-        years = [day.year for day in days if day is not None]
-        first, last = spans.get(zone, (min(years), max(years)))
-        spans[zone] = (min(first, *years), max(last, *years))
+    def cover(zone: Zone, year: int) -> None:
+        years[zone] = min(year, years.get(zone, year))
 
     for item in events:
         event = item.event
         if not event.all_day:
-            cover(ical_zone(event.timezone), event.start_local.date(), event.end_local.date())
-            if item.until is not None:
-                cover(ical_zone(event.timezone), item.until)
+            cover(ical_zone(event.timezone), event.start_local.year)
         if item.recurrence_id is not None and not event.all_day:
-            cover(ical_zone(item.series_zone), item.recurrence_id.date())
-    return spans
-
-
-@functools.lru_cache(maxsize=128)
-def _vtimezone(zone: Zone, first_year: int, last_year: int) -> icalendar.Timezone:
-    """A VTIMEZONE from zoneinfo for whole years (cached per zone and span; the
-    component is only ever read once built)."""
-    import icalendar
-
-    first, last = dt.date(first_year, 1, 1), dt.date(last_year + 1, 1, 1)
-    if zone.fixed is not None:
-        fixed = dt.timezone(zone.fixed, zone.tzid)
-        timezone = icalendar.Timezone.from_tzinfo(
-            fixed, tzid=zone.tzid, first_date=first, last_date=last
-        )
-    else:
-        timezone = icalendar.Timezone.from_tzid(zone.tzid, first_date=first, last_date=last)
-    for observance in timezone.subcomponents:
-        _onsets_one_per_line(observance)
-    return timezone
-
-
-def _onsets_one_per_line(observance: icalendar.Component) -> None:
-    """Every onset of a STANDARD/DAYLIGHT as its own ``RDATE``, its ``DTSTART``
-    included: the same set (RFC 5545 §3.6.5), which ical.js (Thunderbird's parser)
-    reads whole; it takes one value per ``RDATE`` and skips ``DTSTART`` beside them."""
-    if "RDATE" not in observance:
-        return
-    stored: t.Any = observance["RDATE"]  # one ``vDDDLists`` per line
-    dates = [
-        value.dt
-        for line in (stored if isinstance(stored, list) else [stored])
-        for value in line.dts
-    ]
-    del observance["RDATE"]
-    for onset in [observance.decoded("DTSTART"), *dates]:
-        observance.add("rdate", onset)
+            cover(ical_zone(item.series_zone or event.timezone), item.recurrence_id.year)
+        for line in item.recurrence:
+            parsed = split_line(0, line)
+            if parsed.name == "RRULE":
+                continue
+            first = min(int(value.strip()[:4]) for value in parsed.value.split(","))
+            if "TZID" in parsed.params:
+                cover(written_zone(parsed.params["TZID"]), first)
+            if not event.all_day:
+                cover(ical_zone(event.timezone), first)
+    return years
 
 
 def _vevent(item: FeedEvent) -> icalendar.Event:
