@@ -364,3 +364,27 @@ def test_a_stopping_worker_does_not_wait_for_a_late_head() -> None:
         connection.heard_at -= 10.0  # its first byte came 10 s ago
         assert not close_idle({connection._fileno: connection})
         assert not connection.connected
+
+
+def test_a_listener_takes_the_waiting_connections_at_once_up_to_the_limit() -> None:
+    """waitress accepts one connection per turn of its loop, and each turn asks every
+    connection held whether it reads or writes; ``serve``'s listener takes all that
+    wait (64 at most), but never past ``max_connections``."""
+    from waitress import wasyncore
+
+    def app(environ: t.Any, start_response: t.Any) -> list[bytes]:
+        raise AssertionError("no request is served here")
+
+    for limit, accepted in ((100, 8), (5, 5)):
+        bound = waitress_server(app, "127.0.0.1", 0, threads=1, max_connections=limit)
+        port = bound.effective_port
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
+        try:
+            before = len(bound._map)
+            bound.handle_accept()  # one readable event of the listening socket
+            assert len(bound._map) - before == accepted
+        finally:
+            for client in clients:
+                client.close()
+            bound.task_dispatcher.shutdown(timeout=1)
+            wasyncore.close_all(bound._map)
