@@ -167,6 +167,15 @@ def spread(latencies: list[float]) -> str:
     return f"median {median * 1000:.0f} ms, p90 {tenth * 1000:.0f} ms, worst {worst * 1000:.0f} ms"
 
 
+def closed(attack: Attack) -> str:
+    """How many connections of each kind the server closed, after how long."""
+    return "; ".join(
+        f"{len(lives)} {kind} closed after {min(lives):.2f}-{max(lives):.2f} s"
+        for kind, lives in attack.lifetimes.items()
+        if lives
+    )
+
+
 # -- finding 6: idle and slow clients ---------------------------------------------------
 
 VARIANTS = [
@@ -202,7 +211,7 @@ def test_idle_and_slow_clients_do_not_stop_the_server(
         held = served.connections_held()
         latencies = ask_while(served.port, HOLD)
     worst = max(latencies)
-    print(f"{len(latencies)} normal requests, {held} held: {spread(latencies)}")
+    print(f"{len(latencies)} normal requests, {held} held: {spread(latencies)}; {closed(attack)}")
     assert worst < PROMPT, (worst, sorted(latencies)[-5:], served.output()[-2000:])
     assert held >= 650, f"the server held {held} of the 700 connections"
     assert len(attack.lifetimes["slow"]) >= 200 * HOLD / (HEADER_TIMEOUT + LATE)
@@ -222,7 +231,7 @@ def test_with_the_default_limits_too(tmp_path: Path) -> None:
     with serving(tmp_path) as served, Attack(served.port, idle=500, slow=200) as attack:
         latencies = ask_while(served.port, HOLD)
     worst = max(latencies)
-    print(f"defaults: {len(latencies)} normal requests: {spread(latencies)}")
+    print(f"defaults: {len(latencies)} normal requests: {spread(latencies)}; {closed(attack)}")
     assert worst < PROMPT, (worst, sorted(latencies)[-5:])
     for kind, lifetimes in attack.lifetimes.items():
         assert len(lifetimes) >= {"idle": 500, "slow": 200}[kind], kind
@@ -315,6 +324,7 @@ def test_a_full_server_takes_a_new_client_once_the_deadline_frees_a_slot(
         time.sleep(HEADER_TIMEOUT / 2)
         held = served.connections_held()
         latencies = ask_while(served.port, 4 * HEADER_TIMEOUT)
+    print(f"every slot held: {len(latencies)} normal requests: {spread(latencies)}")
     assert held == 50 and attack.lifetimes["idle"]
     assert max(latencies) > 0.5, "the limit was never reached: the test proves nothing"
     assert max(latencies) < HEADER_TIMEOUT + LATE, sorted(latencies)[-5:]
