@@ -40,6 +40,8 @@ WAITRESS_REFUSALS = {
 #: seconds between two passes of waitress's maintenance, which closes the connections idle
 #: past the keep-alive time or late with their request head (waitress's default: 30)
 MAINTENANCE_SECONDS = 1
+#: connections a listening socket accepts on one turn of waitress's loop (waitress: 1)
+ACCEPTS_PER_TURN = 64
 #: waitress warns "Task queue depth is N" each time a request waits for a thread: on a
 #: saturated server, once per request. It is passed on at most once per this many
 #: seconds, with the count of those held back (:class:`QueueWarnings`).
@@ -63,7 +65,7 @@ def waitress_adjustments(
     idle or sending its head, costs descriptors and a turn of the main loop, not a
     thread. Past the limit waitress stops accepting and new connections wait in the
     listen queue (``backlog``, 1,024) until one closes: the header deadline
-    (:func:`sending_channel`) frees the slots of the slow. Its loop watches the sockets
+    (:func:`timed_channel`) frees the slots of the slow. Its loop watches the sockets
     with ``poll``: ``select`` fails on a descriptor above 1,023.
     """
     limit = WAITRESS_BODY_LIMIT if max_body_bytes is None else max_body_bytes + 1
@@ -130,10 +132,6 @@ def waitress_server(
     tasks = server.task_dispatcher  # one for all addresses
     t.cast(t.Any, tasks).queue_logger = QueueWarnings(tasks.queue_logger)
     return server
-
-
-#: connections a listening socket accepts on one turn of waitress's loop (waitress: 1)
-ACCEPTS_PER_TURN = 64
 
 
 def accepting_in_batches(listener: t.Any) -> t.Callable[[], None]:
