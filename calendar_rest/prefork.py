@@ -16,7 +16,9 @@ import os
 import time
 import typing as t
 
+from .open_files import open_files_for
 from .server import waitress_server
+from .settings import Settings
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIApplication
@@ -50,6 +52,8 @@ def serve_workers(
     threads: int = 8,
     max_body_bytes: int | None = None,
     reuse_port: bool = False,
+    max_connections: int = Settings.max_connections,
+    header_timeout: float = Settings.header_timeout,
 ) -> None:
     """Serve from ``workers`` processes on one listening address, until SIGTERM or SIGINT.
 
@@ -58,7 +62,9 @@ def serve_workers(
     the process with status 0 (``SystemExit``). Each worker calls ``app_factory`` after
     the fork, so a worker opens its own database connections and never uses one of the
     arbiter's. Each worker serves with waitress (:func:`waitress_worker`): ``threads``
-    threads, the app's body limit, keep-alive connections in its main loop.
+    threads, the app's body limit, keep-alive connections in its main loop, up to
+    ``max_connections`` of them with ``header_timeout`` per request head (the open
+    files they need are checked here, once: the workers inherit the limit).
 
     By default the arbiter binds one socket that every worker accepts from, and a new
     connection goes to whichever worker takes it first: a burst of keep-alive
@@ -75,10 +81,11 @@ def serve_workers(
         raise WorkersUnavailable(str(exc)) from exc
 
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    held = open_files_for(max_connections, threads)
     options: dict[str, t.Any] = {
         "bind": [bind],
         "workers": workers,
-        "worker_class": waitress_worker(threads, max_body_bytes),
+        "worker_class": waitress_worker(threads, max_body_bytes, held, header_timeout),
         "reuse_port": reuse_port,
         "graceful_timeout": GRACEFUL_SECONDS,
         "preload_app": False,  # the app is built in each worker, after the fork
@@ -100,14 +107,20 @@ def serve_workers(
     PreFork().run()
 
 
-def waitress_worker(threads: int, max_body_bytes: int | None) -> type:
+def waitress_worker(
+    threads: int,
+    max_body_bytes: int | None,
+    max_connections: int = Settings.max_connections,
+    header_timeout: float = Settings.header_timeout,
+) -> type:
     """A gunicorn worker class that serves its listening sockets with waitress.
 
-    Its loop is waitress's, one ``select`` at a time, so that between two it can tell
+    Its loop is waitress's, one ``poll`` at a time, so that between two it can tell
     the arbiter it is alive (at most once per :data:`BEAT_SECONDS`) and see SIGTERM,
     which gunicorn's handler turns into ``alive = False``. Then it stops accepting,
     closes its idle keep-alive connections, lets each connection with a request under
-    way (being received, run or sent) finish it, and returns: the worker exits 0.
+    way (being received, run or sent) finish it, and returns: the worker exits 0 (a
+    head past its deadline is not waited for).
     """
     from gunicorn.workers.base import Worker
     from waitress import wasyncore
@@ -123,6 +136,8 @@ def waitress_worker(threads: int, max_body_bytes: int | None) -> type:
                 # gunicorn's listeners wrap the socket (``sock``)
                 sockets=[getattr(listener, "sock", listener) for listener in self.sockets],
                 socket_map=socket_map,
+                max_connections=max_connections,
+                header_timeout=header_timeout,
             )
             use_poll = server.adj.asyncore_use_poll
             beat = 0.0
@@ -168,9 +183,10 @@ def close_idle(socket_map: dict[int, t.Any]) -> bool:
     from waitress.channel import HTTPChannel
 
     busy = False
+    now = time.time()  # waitress's clock
     for dispatcher in list(socket_map.values()):
         if isinstance(dispatcher, HTTPChannel):
-            if under_way(dispatcher):
+            if under_way(dispatcher) and not head_late(dispatcher, now):
                 busy = True
             else:
                 dispatcher.handle_close()
@@ -181,6 +197,13 @@ def under_way(channel: t.Any) -> bool:
     """Whether a waitress connection has a request under way: partly received, queued
     or running (``requests``), or an answer not sent in full."""
     return bool(channel.request is not None or channel.requests or channel.total_outbufs_len)
+
+
+def head_late(channel: t.Any, now: float) -> bool:
+    """Whether a connection is past the deadline of the request head it owes (the
+    listening sockets closed, waitress's maintenance no longer runs)."""
+    deadline = channel.head_deadline() if hasattr(channel, "head_deadline") else None
+    return deadline is not None and now >= deadline
 
 
 __all__ = ["GRACEFUL_SECONDS", "WorkersUnavailable", "serve_workers", "workers_available"]

@@ -42,11 +42,19 @@ PATIENCE_SECONDS = 0.025
 
 def in_lane(channel: t.Any) -> bool:
     """Whether the next request of a waitress connection is an anonymous read (a
-    connection's pipelined requests follow the first)."""
+    connection's pipelined requests follow the first).
+
+    A request waitress refused (``error`` set: its error answer, no read) is not one,
+    and may have no ``command`` at all: waitress names the method only once the whole
+    head parsed, so a header line it could not parse left none. Reading it raised in
+    waitress's main loop, which closed the connection without the 400 and logged the
+    exception."""
     requests = channel.requests
     if not requests:
         return False
     request = requests[0]
+    if request.error is not None:
+        return False
     return request.command in READ_METHODS and "AUTHORIZATION" not in request.headers
 
 

@@ -16,6 +16,8 @@ import time
 import typing as t
 
 from .errors import RestError
+from .open_files import open_files_for
+from .settings import Settings
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIApplication
@@ -35,25 +37,45 @@ WAITRESS_REFUSALS = {
     501: "rest_transfer_coding_not_implemented",
 }
 
+#: seconds between two passes of waitress's maintenance, which closes the connections idle
+#: past the keep-alive time or late with their request head (waitress's default: 30)
+MAINTENANCE_SECONDS = 1
+#: connections a listening socket accepts on one turn of waitress's loop (waitress: 1)
+ACCEPTS_PER_TURN = 64
 #: waitress warns "Task queue depth is N" each time a request waits for a thread: on a
 #: saturated server, once per request. It is passed on at most once per this many
 #: seconds, with the count of those held back (:class:`QueueWarnings`).
 QUEUE_WARNING_SECONDS = 60.0
 
 
-def waitress_adjustments(threads: int, max_body_bytes: int | None) -> dict[str, t.Any]:
+def waitress_adjustments(
+    threads: int,
+    max_body_bytes: int | None,
+    max_connections: int = Settings.max_connections,
+) -> dict[str, t.Any]:
     """What ``serve`` tells waitress besides the address.
 
     waitress reads a whole body before calling the app; told the app's limit
     (``max_body_bytes``), it answers a larger declared ``Content-Length`` with 413 at
     once, without receiving the body. It closes a connection idle for
-    :data:`KEEPALIVE_SECONDS`.
+    :data:`KEEPALIVE_SECONDS`, looking every :data:`MAINTENANCE_SECONDS`.
+
+    It holds ``max_connections`` connections (waitress's 100 let 100 idle clients stop
+    a server): its threads serve only complete requests, so a connection that waits,
+    idle or sending its head, costs descriptors and a turn of the main loop, not a
+    thread. Past the limit waitress stops accepting and new connections wait in the
+    listen queue (``backlog``, 1,024) until one closes: the header deadline
+    (:func:`timed_channel`) frees the slots of the slow. Its loop watches the sockets
+    with ``poll``: ``select`` fails on a descriptor above 1,023.
     """
     limit = WAITRESS_BODY_LIMIT if max_body_bytes is None else max_body_bytes + 1
     return {
         "threads": threads,
         "max_request_body_size": limit,
         "channel_timeout": KEEPALIVE_SECONDS,
+        "cleanup_interval": MAINTENANCE_SECONDS,
+        "connection_limit": max_connections,
+        "asyncore_use_poll": True,
     }
 
 
@@ -66,11 +88,15 @@ def waitress_server(
     *,
     sockets: t.Sequence[socket.socket] = (),
     socket_map: dict[int, t.Any] | None = None,
+    max_connections: int = Settings.max_connections,
+    header_timeout: float = Settings.header_timeout,
 ) -> t.Any:
     """A waitress server for ``app``, bound but not running, whose connections are
     :func:`sending_channel` ones: on ``host`` and ``port``, or on ``sockets``, listening
     sockets bound already (a gunicorn worker's). Its dispatchers (listeners,
-    connections) go in ``socket_map``, for a caller that runs the loop itself.
+    connections) go in ``socket_map``, for a caller that runs the loop itself. It holds
+    ``max_connections`` connections, each given ``header_timeout`` seconds per request
+    head.
 
     When ``app`` runs one read at a time (its ``concurrent_reads``, SQLite's default),
     its anonymous reads get a thread of their own (``read_lane.py``); ``threads``
@@ -86,21 +112,48 @@ def waitress_server(
 
         lane = ReadLaneDispatcher()
         lane.set_thread_count(threads)  # what create_server does for its own
+    socket_map = {} if socket_map is None else socket_map
     server = create_server(
         app,
-        map={} if socket_map is None else socket_map,
+        map=socket_map,
         _dispatcher=lane,
         **where,
-        **waitress_adjustments(threads, max_body_bytes),
+        **waitress_adjustments(threads, max_body_bytes, max_connections),
     )
-    channel = sending_channel()
+    # waitress counts its listening sockets and their triggers as connections
+    server.adj.connection_limit = max_connections + len(socket_map)
+    channel = sending_channel(header_timeout)
     listening = getattr(server, "map", {}).values()  # several addresses: one server each
     for dispatcher in (server, *listening):
         if isinstance(dispatcher, BaseWSGIServer):
             dispatcher.channel_class = channel
+            # create_server builds the listeners itself: their accept is set here
+            dispatcher.handle_accept = accepting_in_batches(dispatcher)  # type: ignore[method-assign]
     tasks = server.task_dispatcher  # one for all addresses
     t.cast(t.Any, tasks).queue_logger = QueueWarnings(tasks.queue_logger)
     return server
+
+
+def accepting_in_batches(listener: t.Any) -> t.Callable[[], None]:
+    """``listener``'s ``handle_accept``, taking up to :data:`ACCEPTS_PER_TURN` waiting
+    connections at once, within the connection limit.
+
+    waitress accepts one connection per turn of its loop, and a turn asks every
+    connection whether it reads or writes: with 700 held open, a burst of 500 new ones
+    (clients let go together, or reconnecting together) took 500 turns, and a normal
+    client queued behind them waited up to half a second."""
+    accept_one = listener.handle_accept
+    socket_map = listener._map
+
+    def handle_accept() -> None:
+        for _ in range(ACCEPTS_PER_TURN):
+            before = len(socket_map)
+            accept_one()
+            opened = len(socket_map)
+            if opened == before or opened >= listener.adj.connection_limit:
+                return  # none was waiting (or it failed), or the limit is reached
+
+    return handle_accept
 
 
 def serve(
@@ -109,18 +162,30 @@ def serve(
     port: int = 8080,
     threads: int = 8,
     max_body_bytes: int | None = None,
+    max_connections: int = Settings.max_connections,
+    header_timeout: float = Settings.header_timeout,
 ) -> None:
     """Serve ``app`` under waitress until interrupted; ``threads`` worker threads share
-    its database (see :func:`waitress_server` and :func:`waitress_adjustments`)."""
+    its database (see :func:`waitress_server` and :func:`waitress_adjustments`), with
+    descriptors for ``max_connections`` (:func:`open_files_for`)."""
     logging.basicConfig()  # as ``waitress.serve`` does (idempotent): warnings reach stderr
-    server = waitress_server(app, host, port, threads, max_body_bytes)
+    server = waitress_server(
+        app,
+        host,
+        port,
+        threads,
+        max_body_bytes,
+        max_connections=open_files_for(max_connections, threads),
+        header_timeout=header_timeout,
+    )
     server.print_listen("Serving on http://{}:{}")
     server.run()
 
 
 @functools.cache
-def sending_channel() -> type:
-    """waitress's connection class, without its busy loop.
+def sending_channel(header_timeout: float = Settings.header_timeout) -> type:
+    """waitress's connection class, without its busy loop, closing a connection slow
+    to send its request head (:func:`timed_channel`).
 
     While a request runs, the thread serving it sends what it writes itself (waitress's
     ``send_bytes`` is 1). waitress's main loop still asks the socket whether it can
@@ -134,9 +199,8 @@ def sending_channel() -> type:
     sleeps until it drains), and for a finished request's output or a closing
     connection as before.
     """
-    from waitress.channel import HTTPChannel
 
-    class SendingChannel(HTTPChannel):
+    class SendingChannel(timed_channel(header_timeout)):  # type: ignore[misc]
         error_task_class = json_error_task()
         #: the last send left output behind: the socket was full
         backed_up = False
@@ -150,7 +214,7 @@ def sending_channel() -> type:
             super().send_continue()
 
         def _flush_some(self, do_close: bool = True) -> bool:
-            sent = bool(t.cast(t.Any, super())._flush_some(do_close=do_close))
+            sent = bool(super()._flush_some(do_close=do_close))
             self.backed_up = self.total_outbufs_len > 0
             return sent
 
@@ -161,9 +225,73 @@ def sending_channel() -> type:
                 return False
             if not self.requests:  # what a finished request left: the loop sends it
                 return True
-            return self.backed_up and self.total_outbufs_len >= self.adj.send_bytes
+            return bool(self.backed_up and self.total_outbufs_len >= self.adj.send_bytes)
 
     return SendingChannel
+
+
+def timed_channel(header_timeout: float) -> type:
+    """waitress's connection class, owing each request head within ``header_timeout``.
+
+    waitress closes a connection silent for ``channel_timeout``, which a client sending
+    its head a byte every few seconds never is: 200 of them held every slot. Here a
+    connection must complete a request head within ``header_timeout`` seconds of its
+    opening while it has sent nothing, else of the head's first byte (or of the end of
+    the answer before it, for a head that came early and waited: waitress reads
+    nothing while it answers). waitress's maintenance pass closes the late ones (see
+    ``last_activity``); between requests the keep-alive time applies, and a body
+    being received is not timed.
+    """
+    from waitress.channel import HTTPChannel
+
+    class TimedChannel(HTTPChannel):
+        #: what waitress records as the last activity (reading, sending, answering)
+        active_at = 0.0
+        #: when the first byte after the last answer came (0: none yet)
+        heard_at = 0.0
+        #: when the connection last sent bytes of an answer (0: never)
+        answered_at = 0.0
+
+        @property
+        def last_activity(self) -> float:
+            """What waitress's maintenance pass compares with ``channel_timeout``: the
+            last activity, or, while a head is owed, its deadline less that timeout,
+            so that the pass closes the connection once the deadline is past."""
+            deadline = self.head_deadline()
+            if deadline is None:
+                return self.active_at
+            return min(self.active_at, deadline - self.adj.channel_timeout)
+
+        @last_activity.setter
+        def last_activity(self, when: float) -> None:
+            self.active_at = when
+
+        def head_deadline(self) -> float | None:
+            """When the request head this connection owes must be complete (waitress's
+            clock, ``time.time``); None while it owes none: it is being answered, a
+            body is being received, or it is idle after an answer. Blank lines
+            (waitress skips them as empty requests) do not stop the clock."""
+            if self.requests or self.total_outbufs_len:
+                return None
+            head = self.request
+            if head is not None and head.headers_finished:
+                return None
+            if head is None and self.heard_at <= self.answered_at:
+                return None if self.heard_at else self.creation_time + header_timeout
+            return max(self.heard_at, self.answered_at) + header_timeout
+
+        def received(self, data: bytes) -> bool:
+            if self.heard_at <= self.answered_at:
+                self.heard_at = time.time()
+            return bool(super().received(data))
+
+        def _flush_some(self, do_close: bool = True) -> bool:
+            sent = bool(t.cast(t.Any, super())._flush_some(do_close=do_close))
+            if sent:
+                self.answered_at = time.time()
+            return sent
+
+    return TimedChannel
 
 
 @functools.cache

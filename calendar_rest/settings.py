@@ -90,6 +90,12 @@ class Settings:
     read_database_urls: tuple[str, ...] = ()
     #: seconds a replica may lag behind the primary before reads skip it
     read_replica_max_lag_seconds: float = 5.0
+    #: connections one ``serve`` process holds open at once (idle ones included); past
+    #: it, new connections wait in the listen queue until one closes
+    max_connections: int = 1000
+    #: seconds a connection has to send a complete request head: from its opening while
+    #: it has sent nothing, else from the head's first byte (slow clients are closed)
+    header_timeout: float = 10.0
 
     @classmethod
     def build(
@@ -150,18 +156,16 @@ class Settings:
             "recurrence_max_occurrences",
             "feed_max_events",
             "feed_refresh_minutes",
+            "max_connections",
         )
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a positive integer")
+        require_positive(self, positive, "integer")
+        require_positive(self, ("header_timeout", "read_replica_max_lag_seconds"), "number")
         if self.concurrent_reads < -1:
             raise ValueError("concurrent_reads must be -1 (automatic), 0 (unbounded) or more")
         if not 1 <= self.webhook_timeout <= 30:
             raise ValueError("webhook_timeout must be from 1 to 30 seconds")
         for origin in self.cors_origins:
             normalize_origin(origin)
-        if not self.read_replica_max_lag_seconds > 0:
-            raise ValueError("read_replica_max_lag_seconds must be a positive number")
         if self.read_database_urls:
             schemes = {urlsplit(url).scheme.split("+")[0] for url in self.read_database_urls}
             primary = urlsplit(self.database_url).scheme.split("+")[0]
@@ -179,6 +183,13 @@ class Settings:
     def site_zone(self) -> dt.tzinfo:
         """The site's time zone (validated at start-up)."""
         return resolve_timezone(self.timezone)
+
+
+def require_positive(settings: Settings, names: t.Iterable[str], kind: str) -> None:
+    """:raises ValueError: naming the first of ``names`` that is not above 0."""
+    for name in names:
+        if not getattr(settings, name) > 0:
+            raise ValueError(f"{name} must be a positive {kind}")
 
 
 def normalize_origin(text: str) -> str:

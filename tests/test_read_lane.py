@@ -6,6 +6,9 @@ so that a write held up does not hold the reads up. Every wait is bounded."""
 from __future__ import annotations
 
 import http.client
+import json
+import logging
+import socket
 import threading
 import time
 import typing as t
@@ -103,6 +106,27 @@ def test_a_slow_read_hands_the_reads_behind_it_to_waitress_threads() -> None:
             slow.join(DEADLINE)
         assert not slow.is_alive()
         assert served_by(port, "GET") == "waitress-reads"  # the lane serves again
+
+
+def test_a_request_waitress_could_not_parse_is_answered_off_the_lane(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A header line waitress cannot parse leaves the request without a method: the
+    lane does not ask for it (that raised in waitress's main loop, which dropped the
+    connection and logged the exception) and waitress's threads answer the 400."""
+    app = ThreadNamingApp(concurrent_reads=1)
+    app.released.set()
+    with in_thread(waitress_server(app, "127.0.0.1", 0, threads=2)) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: h\r\nX-No-Colon\r\n\r\n")
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        assert served_by(port, "GET") == "waitress-reads"  # the lane still serves
+    status, _, body = answer.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.0 400 Bad Request")
+    assert json.loads(body)["code"] == "rest_malformed_request"
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 def test_an_app_with_concurrent_reads_keeps_waitress_dispatcher() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import socket
@@ -20,7 +21,13 @@ from conftest import NS, Api
 from live_server import in_thread, running
 
 from calendar_rest.auth import basic_header
-from calendar_rest.server import QueueWarnings, sending_channel, waitress_server
+from calendar_rest.prefork import close_idle
+from calendar_rest.server import (
+    KEEPALIVE_SECONDS,
+    QueueWarnings,
+    sending_channel,
+    waitress_server,
+)
 
 pytestmark = pytest.mark.server
 
@@ -252,3 +259,132 @@ def test_the_served_task_queue_warns_through_the_throttle(app: t.Any) -> None:
         assert len(made) == 1
     finally:
         bound.close()
+
+
+# -- the header deadline of ``serve``'s connections (calendar_rest.server.timed_channel) --
+
+
+@contextlib.contextmanager
+def timed_connection(header_timeout: float) -> t.Iterator[tuple[t.Any, t.Any, list[t.Any]]]:
+    """A connection of a ``serve`` server (not running) over a socket pair, fed by the
+    test (``received``); yields the server, the connection and the requests it queued
+    for a thread."""
+
+    def app(environ: t.Any, start_response: t.Any) -> list[bytes]:
+        raise AssertionError("no request is served here")
+
+    bound = waitress_server(app, "127.0.0.1", 0, threads=1, header_timeout=header_timeout)
+    queued: list[t.Any] = []
+    bound.add_task = queued.append
+    ours, theirs = socket.socketpair()
+    connection = bound.channel_class(bound, ours, ("127.0.0.1", 1), bound.adj, map={})
+    try:
+        yield bound, connection, queued
+    finally:
+        connection.close()
+        theirs.close()
+        bound.close()
+        bound.task_dispatcher.shutdown(timeout=1)
+
+
+def closed_by_maintenance(bound: t.Any, connection: t.Any, at: float) -> bool:
+    """Whether waitress's maintenance pass, run at ``at``, would close ``connection``
+    (it is left open for the test to go on)."""
+    bound.maintenance(at)
+    closing, connection.will_close = bool(connection.will_close), False
+    return closing
+
+
+def test_a_silent_connection_is_closed_at_its_header_timeout() -> None:
+    with timed_connection(5.0) as (bound, connection, _):
+        opened = connection.creation_time
+        assert connection.head_deadline() == opened + 5.0
+        assert not closed_by_maintenance(bound, connection, opened + 4.9)
+        assert closed_by_maintenance(bound, connection, opened + 5.1)
+
+
+def test_a_head_sent_a_byte_at_a_time_is_closed_at_its_deadline() -> None:
+    """Each byte is activity to waitress (which would keep the connection 75 s from
+    the last one); the head's deadline stays where its first byte put it."""
+    with timed_connection(5.0) as (bound, connection, queued):
+        head = b"GET /events HTTP/1.1\r\nHost: h\r\n"
+        connection.received(head[:1])
+        began = connection.heard_at
+        for byte in range(1, len(head)):
+            connection.received(head[byte : byte + 1])
+            connection.last_activity = began + 4.0  # waitress notes each read
+        assert connection.head_deadline() == began + 5.0 and not queued
+        assert not closed_by_maintenance(bound, connection, began + 4.9)
+        assert closed_by_maintenance(bound, connection, began + 5.1)
+
+
+def test_blank_lines_do_not_restart_the_clock() -> None:
+    """waitress skips blank lines as empty requests; they complete no head."""
+    with timed_connection(5.0) as (bound, connection, queued):
+        connection.received(b"\r\n\r\n")
+        began = connection.heard_at
+        for _ in range(3):
+            connection.received(b"\r\n\r\n")
+        assert connection.head_deadline() == began + 5.0 and not queued
+        assert closed_by_maintenance(bound, connection, began + 5.1)
+
+
+def test_between_requests_the_keep_alive_time_applies() -> None:
+    """Once a head is complete the request is the threads' business; once answered,
+    the idle connection waits for its next request up to the keep-alive time, and
+    the next head's clock starts at its first byte."""
+    with timed_connection(5.0) as (bound, connection, queued):
+        connection.received(b"GET /events HTTP/1.1\r\nHost: h\r\n\r\n")
+        assert len(queued) == 1 and connection.head_deadline() is None
+        connection.requests = []  # answered:
+        connection.answered_at = connection.last_activity = time.time()
+        answered = connection.answered_at
+        assert connection.head_deadline() is None
+        assert not closed_by_maintenance(bound, connection, answered + 60.0)
+        assert closed_by_maintenance(bound, connection, answered + KEEPALIVE_SECONDS + 0.1)
+        connection.received(b"GET /ev")
+        assert connection.head_deadline() == connection.heard_at + 5.0
+        assert connection.heard_at >= answered
+
+
+def test_a_body_being_received_is_not_timed_as_a_head() -> None:
+    with timed_connection(5.0) as (bound, connection, _):
+        connection.received(b"POST /events HTTP/1.1\r\nHost: h\r\nContent-Length: 9\r\n\r\n{")
+        assert connection.request.headers_finished and connection.head_deadline() is None
+        assert not closed_by_maintenance(bound, connection, connection.heard_at + 60.0)
+
+
+def test_a_stopping_worker_does_not_wait_for_a_late_head() -> None:
+    """``serve --workers``: a stopping worker lets each request under way finish, and
+    a head still arriving may be one; past its deadline it is closed (waitress's
+    maintenance no longer runs once the worker stopped accepting)."""
+    with timed_connection(5.0) as (_, connection, _):
+        connection.received(b"GET /ev")
+        assert close_idle({connection._fileno: connection})  # on time: waited for
+        connection.heard_at -= 10.0  # its first byte came 10 s ago
+        assert not close_idle({connection._fileno: connection})
+        assert not connection.connected
+
+
+def test_a_listener_takes_the_waiting_connections_at_once_up_to_the_limit() -> None:
+    """waitress accepts one connection per turn of its loop, and each turn asks every
+    connection held whether it reads or writes; ``serve``'s listener takes all that
+    wait (64 at most), but never past ``max_connections``."""
+    from waitress import wasyncore
+
+    def app(environ: t.Any, start_response: t.Any) -> list[bytes]:
+        raise AssertionError("no request is served here")
+
+    for limit, accepted in ((100, 8), (5, 5)):
+        bound = waitress_server(app, "127.0.0.1", 0, threads=1, max_connections=limit)
+        port = bound.effective_port
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
+        try:
+            before = len(bound._map)
+            bound.handle_accept()  # one readable event of the listening socket
+            assert len(bound._map) - before == accepted
+        finally:
+            for client in clients:
+                client.close()
+            bound.task_dispatcher.shutdown(timeout=1)
+            wasyncore.close_all(bound._map)

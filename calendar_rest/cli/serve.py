@@ -4,6 +4,7 @@ arbiter with ``--workers N`` (N > 1, the optional ``workers`` extra)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import socket
 import threading
@@ -73,7 +74,54 @@ def add_commands(commands: t.Any, _: Translate) -> None:
         default=Settings.cache_entries,
         help=_("responses kept by the read cache; 0 disables it (default %(default)s)"),
     )
+    serve.add_argument(
+        "--max-connections",
+        type=bounded_int(1, None, _("must be a positive integer")),
+        help=_(
+            "connections each process holds open at once, idle ones included; the "
+            "next ones wait to be accepted (default: max_connections, %(value)s)"
+        )
+        % {"value": Settings.max_connections},
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=positive_seconds(_("must be a positive number of seconds")),
+        help=_(
+            "seconds a connection has to send a complete request head before it is "
+            "closed (default: header_timeout, %(value)s)"
+        )
+        % {"value": Settings.header_timeout},
+    )
     serve.set_defaults(handler=cmd_serve)
+
+
+def positive_seconds(message: str) -> t.Callable[[str], float]:
+    """An argparse ``type``: a number of seconds above 0, else ``message``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(message) from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(message)
+        return value
+
+    return parse
+
+
+def connection_limits(args: argparse.Namespace, settings: Settings) -> Settings:
+    """``settings`` with the connection options given on the command line (the others
+    come from the environment, as for every setting)."""
+    given = {
+        name: value
+        for name, value in (
+            ("max_connections", args.max_connections),
+            ("header_timeout", args.header_timeout),
+        )
+        if value is not None
+    }
+    return dataclasses.replace(settings, **given)
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
@@ -85,6 +133,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int
         check_reuse_port(args)
     if args.workers > 1 and not workers_available():
         raise CliError(NO_WORKERS, workers=args.workers)
+    settings = connection_limits(args, settings)
     with open_database(settings.database_url) as database:
         create_schema(database)
     if args.workers > 1:
@@ -103,6 +152,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int
             port=args.port,
             threads=args.threads,
             max_body_bytes=app.settings.max_body_bytes,
+            max_connections=settings.max_connections,
+            header_timeout=settings.header_timeout,
         )
     finally:
         stop.set()
@@ -141,6 +192,8 @@ def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> 
             threads=args.threads,
             max_body_bytes=settings.max_body_bytes,
             reuse_port=args.reuse_port,
+            max_connections=settings.max_connections,
+            header_timeout=settings.header_timeout,
         )
     finally:
         stop.set()
