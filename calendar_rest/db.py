@@ -289,6 +289,9 @@ def replayed(database: peewee.Database, work: t.Callable[[], None], attempts: in
 #: statement names (:func:`in_batches`)
 INSERT_BATCH = 500
 
+#: rows of :func:`update_rows` per statement, where the backend takes them so
+UPDATE_BATCH = 100
+
 T = t.TypeVar("T")
 
 
@@ -335,24 +338,44 @@ def update_rows(
 ) -> None:
     """Set ``columns`` of many rows of ``model``, each to values of its own: every row
     gives its values in ``columns`` order (as the database stores them), then its
-    primary key. One prepared statement runs for all of them (``executemany``): a
-    statement built and run per row costs ten times as much.
+    primary key. A statement built and run per row costs ten times as much: SQLite runs
+    one prepared statement for all rows (``executemany``); PostgreSQL gets them
+    :data:`UPDATE_BATCH` to a round trip (its driver's ``executemany`` makes one per
+    row), MariaDB as one statement per batch choosing each row's values by key.
     """
     if not rows:
         return
     database = model._meta.database
     left, right = database.quote[0], database.quote[1]
     fields = model._meta.fields
-    assignments = ", ".join(
-        f"{left}{fields[name].column_name}{right} = {database.param}" for name in columns
-    )
-    key = t.cast(peewee.Field, model._meta.primary_key).column_name
-    sql = (
-        f"UPDATE {left}{model._meta.table_name}{right} SET {assignments} "
-        f"WHERE {left}{key}{right} = {database.param}"
-    )
+    names = [f"{left}{fields[name].column_name}{right}" for name in columns]
+    table = f"{left}{model._meta.table_name}{right}"
+    key = f"{left}{t.cast(peewee.Field, model._meta.primary_key).column_name}{right}"
+    param = database.param
+    backend = backend_name(database)
+    if backend == "mysql":
+        for batch in in_batches(rows, UPDATE_BATCH):
+            database.execute_sql(*_update_by_key(table, key, names, param, batch))
+        return
+    assignments = ", ".join(f"{name} = {param}" for name in names)
+    sql = f"UPDATE {table} SET {assignments} WHERE {key} = {param}"
+    if backend == "postgresql":
+        for batch in in_batches(rows, UPDATE_BATCH):
+            database.execute_sql("; ".join([sql] * len(batch)), [v for row in batch for v in row])
+        return
     cursor = database.cursor()
     try:
         cursor.executemany(sql, [tuple(row) for row in rows])
     finally:
         cursor.close()
+
+
+def _update_by_key(
+    table: str, key: str, names: list[str], param: str, batch: list[t.Sequence[t.Any]]
+) -> tuple[str, list[t.Any]]:
+    """One UPDATE of a batch of rows: each column ``CASE key WHEN id THEN value ...``."""
+    whens = f" WHEN {param} THEN {param}" * len(batch)
+    cases = ", ".join(f"{name} = CASE {key}{whens} END" for name in names)
+    ids = ", ".join([param] * len(batch))
+    values = [v for index in range(len(names)) for row in batch for v in (row[-1], row[index])]
+    return f"UPDATE {table} SET {cases} WHERE {key} IN ({ids})", [*values, *(r[-1] for r in batch)]

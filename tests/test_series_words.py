@@ -190,6 +190,16 @@ def test_the_end_of_a_series_gives_the_master_its_own_words(cal: Api) -> None:
     assert copies_of(cal.app, "saxophone") == 1
 
 
+def test_the_end_of_a_series_whose_master_changed_its_title_alone(cal: Api) -> None:
+    rows = create(cal)
+    patch(cal, rows[0], scope="this", title="Opening night")
+    patch(cal, rows[0], scope="all", recurrence=[])
+    assert found(cal, "opening saxophone") == [rows[0]] and found(cal, "jazz") == []
+    assert own_words(cal.app, [rows[0]]) == ["night", "opening", "quartet", "saxophone"]
+    with cal.app.database.connection_context():
+        assert SearchWord.select().where(SearchWord.kind == SHARED_KIND).count() == 0
+
+
 def test_a_trashed_series_is_found_by_who_may_list_the_trash(cal: Api) -> None:
     rows = create(cal)
     response = cal.delete(f"/events/{rows[0]}", "administrator", query_string={"scope": "all"})

@@ -42,7 +42,13 @@ from .series_values import (
     store_base,
     values_of,
 )
-from .series_words import adopt_words, keys_in_use, sharing_key, store_shared_words
+from .series_words import (
+    adopt_words,
+    keys_in_use,
+    reclaim_words,
+    sharing_key,
+    store_shared_words,
+)
 from .site_state import note_event_seconds
 from .word_index import index_record
 
@@ -199,14 +205,15 @@ def end_series(master: Event, ctx: WriteContext, journal: Journal) -> None:
     occurrences are deleted outright (§4.4); its words are its own again."""
     rows = series_rows(master.id)
     delete_rows([row for row in rows if row.id != master.id], journal, ctx.now)
+    reclaimed = reclaim_words(master)
     store_shared_words(master.id, {}, ())
+    if not reclaimed:
+        index_record(master)
     master.recurrence = ""
     master.series_base = ""
     master.original_start = None
     master.materialised_until = None
     set_exceptions(master, ())
-    master.words_from = None
-    index_record(master)
 
 
 def extend_series(ctx: WriteContext, limits: SeriesLimits, masters: t.Iterable[Event]) -> int:

@@ -95,6 +95,20 @@ def adopt_words(event: Event, key: int) -> None:
     event.words_from = key
 
 
+def reclaim_words(event: Event) -> bool:
+    """The master of a series that ends takes the series' words back as its own, where
+    it shared them all (they are its text's): True; False where it has words of its
+    own, to be made again whole (``word_index.index_record``)."""
+    key = event.words_from
+    event.words_from = None
+    if key is None or key % SHARED_KEYS != ALL_SHARED:
+        return False
+    SearchWord.update(kind="e", record_id=event.id).where(
+        (SearchWord.kind == SHARED_KIND) & (SearchWord.record_id == key)
+    ).execute()
+    return True
+
+
 def move_shared_words(old_master_id: int, new_master_id: int) -> None:
     """The series' words follow its master to another row (the master's date was
     deleted, ``series_edits``); the rows' keys move with :func:`moved_key`."""
