@@ -300,6 +300,8 @@ def among(field: peewee.Field, values: t.Sequence[t.Any]) -> peewee.Expression:
     builds an ``IN`` list value by value (about 8 µs each), and a series write names
     its thousands of rows in batches of :data:`INSERT_BATCH`. ``values`` are passed as
     they are (IDs, slugs: what the database stores)."""
+    if not values:
+        return field.in_([])  # Peewee writes it as a condition always false
     param = field.model._meta.database.param
     return field.in_(peewee.SQL("(" + ", ".join([param] * len(values)) + ")", list(values)))
 
