@@ -21,6 +21,14 @@ MESSAGES: dict[str, str] = {
     "rest_forbidden": N_("Sorry, you are not allowed to do that."),
     "rest_payload_too_large": N_("The request body is too large."),
     "rest_too_many_items": N_("Too many items in %s: one write may hold at most %d."),
+    "too_many_series_links": N_(
+        "Too many items in %s: the occurrences of a series may hold at most %d links "
+        "(occurrences × organizers, categories and tags)."
+    ),
+    "too_many_series_text": N_(
+        "Too many items in %s: the occurrences of a series may hold at most %d characters "
+        "of text (occurrences × title, description and excerpt)."
+    ),
     "rest_malformed_request": N_("The request is not valid HTTP."),
     "rest_headers_too_large": N_("The request headers are too large."),
     "rest_transfer_coding_not_implemented": N_(

@@ -200,11 +200,15 @@ class Event(PostModel):
     series_base = pw.TextField(default="")
     #: how far a master's occurrences exist as rows (UTC)
     materialised_until = pw.DateTimeField(null=True)
+    #: a series row's words of the series' text, shared with the rows that keep the
+    #: same text fields (``repository.series_words``); None: its words are its own
+    words_from = pw.BigIntegerField(null=True, index=True)
 
     class Meta:
         indexes = (
             # The archive: equality columns first, then the order (start, id); the
-            # trailing columns let counts and filters run on the index alone.
+            # trailing columns let counts and filters run on the index alone (a search
+            # too: the words an event shares with its series, ``words_from``).
             (
                 (
                     "language",
@@ -216,6 +220,7 @@ class Event(PostModel):
                     "featured",
                     "ticketed",
                     "venue",
+                    "words_from",
                 ),
                 False,
             ),
@@ -250,7 +255,9 @@ class EventLink(BaseModel):
     Never a table itself: each subclass adds the other side's ``target``."""
 
     event_id: pw.ForeignKeyField[int]
-    event = pw.ForeignKeyField(Event, on_delete="CASCADE")
+    # no index of their own: the key (event first) and the other side's index (target
+    # first) serve both columns, and each index more slows every link written
+    event = pw.ForeignKeyField(Event, on_delete="CASCADE", index=False)
     position = pw.IntegerField(default=0)
 
 
@@ -258,7 +265,7 @@ class EventOrganizer(EventLink):
     """Ordered many-to-many link between events and organizers."""
 
     organizer_id: pw.ForeignKeyField[int]
-    organizer = pw.ForeignKeyField(Organizer, on_delete="CASCADE")
+    organizer = pw.ForeignKeyField(Organizer, on_delete="CASCADE", index=False)
 
     Meta = _keyed_by_pair("organizer")
 
@@ -290,20 +297,22 @@ class EventTerm(EventLink):
     """Ordered link between events and terms."""
 
     term_id: pw.ForeignKeyField[int]
-    term = pw.ForeignKeyField(Term, on_delete="CASCADE")
+    term = pw.ForeignKeyField(Term, on_delete="CASCADE", index=False)
 
     Meta = _keyed_by_pair("term")
 
 
 class SearchWord(BaseModel):
     """One folded word of a searchable record (see ``search.py``): ``kind`` is
-    ``e``vent, ``v``enue or ``o``rganizer; ``part`` is ``t``itle, ``c``ontent or
-    ``p``rotected content. ``word`` compares by code point on every backend
-    (``repository.schema`` sets the column's collation)."""
+    ``e``vent, ``v``enue, ``o``rganizer, or the ``s``eries text that the rows of a
+    recurring series share (``repository.series_words``); ``part`` is ``t``itle,
+    ``c``ontent or ``p``rotected content. ``word`` compares by code point on every
+    backend (``repository.schema`` sets the column's collation)."""
 
     kind = pw.CharField(max_length=1)
     word = pw.CharField(max_length=40)
-    record_id = pw.IntegerField()
+    #: the record's ID, or for ``s``eries words the ``Event.words_from`` sharing them
+    record_id = pw.BigIntegerField()
     part = pw.CharField(max_length=1, default="c")
 
     class Meta:
@@ -315,6 +324,8 @@ class SearchWord(BaseModel):
 
 #: ``SearchWord.kind`` of each searchable model
 SEARCH_KIND: dict[type[PostModel], str] = {Event: "e", Venue: "v", Organizer: "o"}
+#: ``SearchWord.kind`` of the words a series' rows share (``Event.words_from``)
+SHARED_KIND = "s"
 
 
 class SiteState(BaseModel):

@@ -21,7 +21,7 @@ import re
 import typing as t
 import unicodedata
 
-from .db import insert_rows
+from .db import among, insert_rows
 from .text import strip_tags, transliterate
 
 WORD_RE = re.compile(r"[^\W_]+")
@@ -91,10 +91,12 @@ def replace_words(model: t.Any, kind: str, record_id: int, words: dict[str, str]
     MariaDB waits for the row locks of other records' words (concurrent writes).
     """
     of_record = (model.kind == kind) & (model.record_id == record_id)
-    stored = {row.word: row.part for row in model.select(model.word, model.part).where(of_record)}
+    stored = dict(model.select(model.word, model.part).where(of_record).tuples())
     gone = sorted(word for word, part in stored.items() if words.get(word) != part)
     for start in range(0, len(gone), WORD_BATCH):
-        model.delete().where(of_record & model.word.in_(gone[start : start + WORD_BATCH])).execute()
+        model.delete().where(
+            of_record & among(model.word, gone[start : start + WORD_BATCH])
+        ).execute()
     added = [
         (kind, word, record_id, part)
         for word, part in sorted(words.items())

@@ -29,3 +29,35 @@ def test_events_without_a_uid_get_distinct_ones_and_the_others_keep_theirs(
     assert len(set(uids.values())) == 5
     for value in uids.values():
         assert str(uuid.UUID(value)) == value
+
+
+SUPERSEDED = {
+    "event_organizer": ("event_organizer_event_id", "event_organizer_organizer_id"),
+    "event_term": ("event_term_event_id", "event_term_term_id"),
+}
+
+
+def test_the_link_tables_lose_the_indexes_their_key_and_reverse_index_serve(
+    app: Application, api: Api
+) -> None:
+    """Earlier versions indexed each column of a link table on its own besides the key
+    (event first) and the reverse index (the other side first): two indexes more to
+    write for every link, thousands in a series write."""
+    api.create_event(title="Linked", categories=["Jazz"])
+    database = app.database
+    left, right = database.quote[0], database.quote[1]
+    with database.connection_context():
+        for table, names in SUPERSEDED.items():
+            for name in names:
+                column = name.removeprefix(f"{table}_")
+                database.execute_sql(
+                    f"CREATE INDEX {left}{name}{right} ON {left}{table}{right} "
+                    f"({left}{column}{right})"
+                )
+    schema.create_schema(database)
+    with database.connection_context():
+        for table, names in SUPERSEDED.items():
+            kept = {index.name for index in database.get_indexes(table)}
+            assert not kept & set(names), kept
+    listed = api.get("/events", query_string={"categories": "jazz"}).json["events"]
+    assert [event["title"] for event in listed] == ["Linked"]

@@ -27,13 +27,13 @@ from ..queries import imports as match
 from ..queries.series import series_rows
 from ..repository.events import check_event_write
 from ..repository.linked import check_linked_write, create_linked, update_linked
-from ..repository.series import base_of, exceptions_of, lines_of
 from ..repository.series_edits import (
     apply_exception,
     delete_event_write,
     reset_exceptions,
     save_event_write,
 )
+from ..repository.series_values import base_of, exceptions_of, lines_of
 from ..repository.terms import create_term
 from ..schemas import (
     EventCreateArgs,

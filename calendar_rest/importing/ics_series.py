@@ -16,7 +16,8 @@ from ..dates.recurrence import Anchor, RecurrenceError, exdate_line, normalise_l
 from ..messages import N_
 from ..models import Event
 from ..queries import imports as match
-from ..repository.series import SeriesLimits, anchor_of, base_of, horizon
+from ..repository.series import SeriesLimits, horizon
+from ..repository.series_values import anchor_of, base_of
 from ..schemas.messages import PARAM_MESSAGES
 from ..taxonomies import CATEGORIES, TAGS
 from .ics_mapping import IcsEvent, Skip, convert_local
@@ -98,7 +99,7 @@ def base_differs(master: Event, args: dict[str, t.Any], lines: list[str]) -> boo
     """Whether writing ``args`` and ``lines`` would change the series (its base values
     and rule; the master row itself may hold exception fields)."""
     from ..dates.recurrence import localise_lines
-    from ..repository.series import lines_of
+    from ..repository.series_values import lines_of
 
     base = base_of(master)
     zone = resolve_timezone(args["timezone"])

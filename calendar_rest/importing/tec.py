@@ -26,8 +26,8 @@ from ..models import Event, Organizer, PostModel, Venue
 from ..queries import imports as match
 from ..repository.events import check_event_write
 from ..repository.linked import check_linked_write, create_linked, update_linked
-from ..repository.series import base_of, exceptions_of, lines_of
 from ..repository.series_edits import apply_exception, reset_exceptions, save_event_write
+from ..repository.series_values import base_of, exceptions_of, lines_of
 from ..repository.terms import create_term, update_term
 from ..schemas import (
     EventCreateArgs,

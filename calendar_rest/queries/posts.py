@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typing as t
 
+from ..db import among, in_batches
 from ..models import Attachment, Event, Organizer, PostModel, User, Venue, could_exist
 from ..permissions import may_act_for_others
 from .rows import fetch_rows
@@ -19,6 +20,16 @@ def taken_slugs(model: type[PostModel], base: str, exclude_id: int | None = None
     if exclude_id is not None:
         query = query.where(model.id != exclude_id)
     return {row.slug for row in query}
+
+
+def slugs_of(model: type[PostModel], slugs: t.Sequence[str]) -> dict[str, int]:
+    """The records of ``model`` that have one of ``slugs``: their IDs by slug, in a
+    query per batch (a series write names its occurrences' slugs at once)."""
+    found: dict[str, int] = {}
+    for batch in in_batches(slugs):
+        query = model.select(model.slug, model.id).where(among(model.slug, batch))
+        found.update(t.cast("t.Iterable[tuple[str, int]]", query.tuples()))
+    return found
 
 
 def attachment_by_id(attachment_id: int) -> Attachment | None:

@@ -10,6 +10,7 @@ import typing as t
 
 import peewee as pw
 
+from ..db import among, in_batches
 from ..models import EventTerm, Term, could_exist
 from ..taxonomies import CATEGORIES, Taxonomy, taxonomy_of
 from ..text import slugify
@@ -179,9 +180,13 @@ def event_term_ids(event_id: int, taxonomy: Taxonomy | None = None) -> set[int]:
     return {link.term_id for link in query}
 
 
-def terms_of_events(event_ids: t.Sequence[int]) -> set[int]:
-    """The terms any of ``event_ids`` carries, in one query."""
-    if not event_ids:
-        return set()
-    query = EventTerm.select(EventTerm.term).where(EventTerm.event.in_(list(event_ids)))
-    return {link.term_id for link in query}
+def terms_of_events(event_ids: t.Sequence[int], taxonomy: Taxonomy | None = None) -> set[int]:
+    """The terms any of ``event_ids`` carries (of one taxonomy, if given), in a query
+    per batch of events."""
+    found: set[int] = set()
+    for batch in in_batches(event_ids):
+        query = EventTerm.select(EventTerm.term).where(among(EventTerm.event, batch)).distinct()
+        if taxonomy is not None:
+            query = query.join(Term).where(Term.taxonomy == taxonomy.name)
+        found.update(term_id for (term_id,) in t.cast("t.Iterable[tuple[int]]", query.tuples()))
+    return found

@@ -18,6 +18,7 @@ import typing as t
 
 import peewee as pw
 
+from ..db import insert_rows
 from ..models import ChangeEntry, Event, Organizer, PostModel, SiteState, Term, Venue
 from ..queries.changes import RECORD_TYPES, TERM_TYPES, post_type
 from ..queries.site_state import CHANGES_PRUNED, GENERATION, read_counter
@@ -51,9 +52,18 @@ class PendingChanges:
         """The write's last step before its commit: take its position and insert its
         entries there; returns the position (the write generation it produced)."""
         position = claim_position(now)
-        if self.entries:
-            rows = [{**entry.__data__, "position": position} for entry in self.entries]
-            ChangeEntry.insert_many(rows).execute()
+        fields = [field for field in ChangeEntry._meta.sorted_fields if field.name != "id"]
+        stored = [
+            [
+                position
+                if field is ChangeEntry.position
+                else field.db_value(entry.__data__.get(field.name))
+                for field in fields
+            ]
+            for entry in self.entries
+        ]
+        # a series write has an entry per row (thousands): plain multi-row statements
+        insert_rows(ChangeEntry, [field.name for field in fields], stored)
         self.entries = []
         return position
 

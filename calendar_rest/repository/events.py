@@ -175,7 +175,7 @@ def write_event(write: EventWrite, ctx: WriteContext, event: Event | None = None
     if "password" in args:
         event.password = args["password"]
     _apply_status(event, args, ctx, creating)
-    _apply_dates(event, args, ctx, creating)
+    apply_dates(event, args, ctx, creating)
     _apply_cost(event, write)
     if "image" in args:
         event.image = posts.attach_image(write.image, ctx)
@@ -217,7 +217,7 @@ def _apply_status(event: Event, args: dict[str, t.Any], ctx: WriteContext, creat
     event.status = posts.scheduled(event.status, event, ctx)
 
 
-def _apply_dates(event: Event, args: dict[str, t.Any], ctx: WriteContext, creating: bool) -> None:
+def apply_dates(event: Event, args: dict[str, t.Any], ctx: WriteContext, creating: bool) -> None:
     """Read dates in the event's zone; keep wall times when only the zone changes."""
     if "timezone" in args or creating:
         event.timezone = args.get("timezone") or ctx.site_timezone

@@ -53,15 +53,21 @@ def unique_slug(
     return free_slug(model, slugify(wanted, max_length=MAX_SLUG) or fallback, exclude_id)
 
 
-def free_slug(model: type[PostModel], base: str, exclude_id: int | None = None) -> str:
-    """``base`` itself if unused in ``model``, else the first free ``base-N``.
+def free_slug(
+    model: type[PostModel],
+    base: str,
+    exclude_id: int | None = None,
+    chosen: t.Collection[str] = (),
+) -> str:
+    """``base`` itself if unused in ``model`` (and not ``chosen`` already by the write
+    for rows it has not inserted yet), else the first free ``base-N``.
 
     Writers choosing from one base queue (``record_locks.lock_slug_base``); where two
     still collide, the unique index refuses the later insert and the request is
     replayed whole (``dispatch``), which reads the slug as taken.
     """
     lock_slug_base(model, base)
-    return first_free(base, taken_slugs(model, base, exclude_id))
+    return first_free(base, taken_slugs(model, base, exclude_id) | set(chosen))
 
 
 def stamp_new(record: PostModel, ctx: WriteContext, args: dict[str, t.Any]) -> None:

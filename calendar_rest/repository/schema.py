@@ -77,7 +77,14 @@ def _give_events_uids(database: pw.Database) -> None:
 
 
 #: indexes earlier versions made that a newer one now covers, by table
-SUPERSEDED_INDEXES = {"search_word": ("search_word_kind_record_id",)}
+SUPERSEDED_INDEXES = {
+    "search_word": ("search_word_kind_record_id",),
+    # the archive index without ``words_from`` (a search read the table for it)
+    "event": ("event_language_hide_from_listings_status_start_utc_id_en_0c298ea",),
+    # each link table's key and reverse index serve both of its columns
+    "event_organizer": ("event_organizer_event_id", "event_organizer_organizer_id"),
+    "event_term": ("event_term_event_id", "event_term_term_id"),
+}
 
 
 def _drop_superseded_indexes() -> None:
@@ -90,7 +97,9 @@ def _drop_superseded_indexes() -> None:
             continue
         existing = {index.name for index in store.get_indexes(table)}
         migrator = SchemaMigrator.from_database(store)
-        migrate(*(migrator.drop_index(table, name) for name in names if name in existing))
+        # PostgreSQL keeps 63 characters of a name, Peewee's long names have 64
+        found = [name for name in existing if name in names or name in {n[:63] for n in names}]
+        migrate(*(migrator.drop_index(table, name) for name in found))
 
 
 def _create_missing_indexes(models: t.Iterable[type[BaseModel]]) -> None:

@@ -1,12 +1,13 @@
-"""Recurring series as rows (calendar.md §4.1, §4.4, §4.6): base values, occurrences
-materialised up to the horizon, re-expansion that keeps IDs, and the roll-forward.
+"""Recurring series as rows (calendar.md §4.1, §4.4, §4.6): occurrences materialised
+up to the horizon, re-expansion that keeps IDs, and the roll-forward.
 
 A series is its master (the first occurrence, holding ``recurrence``, the base values
 in ``series_base`` and ``materialised_until``) and one ``Event`` row per occurrence
 (``series_master``, ``original_start``, ``exception_fields``). Every occurrence shares
-the master's UID. Expansion is ``dates.recurrence``'s; this module writes the rows and
-reports each row it creates, changes or deletes in the change log, once per write
-(``series_journal.Journal``).
+the master's UID, and the search words of the text it did not change alone
+(``series_words``). Expansion is ``dates.recurrence``'s; this module decides which
+rows a write creates, moves or deletes (``series_rows`` writes them in bulk) and
+reports each in the change log, once per write (``series_journal.Journal``).
 """
 
 from __future__ import annotations
@@ -18,56 +19,38 @@ import typing as t
 
 import orjson
 
-from ..dates import format_datetime, from_utc, parse_datetime, resolve_timezone, to_utc
+from ..dates import format_datetime, from_utc, resolve_timezone, to_utc
 from ..dates.recurrence import Anchor, RecurrenceError, localise_lines, within
 from ..errors import ParamErrors, bad_param
-from ..models import SEARCH_KIND, Event, EventOrganizer, SearchWord
-from ..queries.series import (
-    master_of,
-    organizer_ids,
-    series_rows,
-    term_ids_by_taxonomy,
-    terms_by_ids,
-)
-from ..search import replace_words
+from ..memo import Memo
+from ..models import Event
+from ..queries.series import master_of, series_rows
 from ..settings import Settings
-from ..taxonomies import CATEGORIES, TAGS
-from . import posts, terms
 from .posts import WriteContext
 from .series_journal import Journal
+from .series_rows import delete_rows, insert_occurrences, occurrence_rows, save_dates
+from .series_values import (
+    DATES,
+    SERIES_FIELDS,
+    anchor_of,
+    base_of,
+    exceptions_of,
+    lines_of,
+    place,
+    restamp,
+    set_exceptions,
+    store_base,
+    values_of,
+)
+from .series_words import (
+    adopt_words,
+    keys_in_use,
+    reclaim_words,
+    sharing_key,
+    store_shared_words,
+)
 from .site_state import note_event_seconds
 from .word_index import index_record
-
-#: API field → the columns holding it, for the fields an occurrence takes from the base
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "title": ("title",),
-    "description": ("description",),
-    "excerpt": ("excerpt",),
-    "all_day": ("all_day",),
-    "show_map": ("show_map",),
-    "show_map_link": ("show_map_link",),
-    "hide_from_listings": ("hide_from_listings",),
-    "sticky": ("sticky",),
-    "featured": ("featured",),
-    "ticketed": ("ticketed",),
-    "website": ("website",),
-    "password": ("password",),
-    "status": ("status",),
-    "author": ("author_id",),
-    "cost": ("cost", "currency_symbol", "currency_position"),
-    "image": ("image_id",),
-    "venue": ("venue_id",),
-    "post_parent": ("post_parent_id",),
-    "timezone": ("timezone",),
-}
-LINKS = ("organizer", CATEGORIES.collection, TAGS.collection)
-DATES = ("start_date", "end_date")
-#: every field an occurrence can change alone (its ``exception_fields``)
-OCCURRENCE_FIELDS = frozenset({*COLUMNS, *LINKS, *DATES})
-#: fields of the whole series: refused with scope ``this`` (§4.4)
-SERIES_FIELDS = ("status", "author", "password", "recurrence")
-WORD_FIELDS = frozenset({"title", "description", "excerpt", "password"})
-Base = dict[str, t.Any]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,130 +63,6 @@ class SeriesLimits:
     @classmethod
     def from_settings(cls, settings: Settings) -> SeriesLimits:
         return cls(settings.recurrence_horizon_days, settings.recurrence_max_occurrences)
-
-
-# -- base values ----------------------------------------------------------------------
-
-
-def exceptions_of(row: Event) -> set[str]:
-    return set(orjson.loads(row.exception_fields)) if row.exception_fields else set()
-
-
-def set_exceptions(row: Event, fields: t.Iterable[str]) -> None:
-    chosen = sorted(set(fields) & OCCURRENCE_FIELDS)
-    row.exception_fields = orjson.dumps(chosen).decode() if chosen else ""
-
-
-def lines_of(master: Event) -> list[str]:
-    return list(orjson.loads(master.recurrence)) if master.recurrence else []
-
-
-def values_of(row: Event, fields: t.Iterable[str] = (*COLUMNS, *LINKS)) -> Base:
-    """The row's values of ``fields`` as stored in a base (links as ID lists)."""
-    values: Base = {}
-    wanted = set(fields)
-    for field, columns in COLUMNS.items():
-        if field in wanted:
-            found = [getattr(row, column) for column in columns]
-            values[field] = found if len(found) > 1 else found[0]
-    if "organizer" in wanted:
-        values["organizer"] = organizer_ids(row.id)
-    if wanted & {CATEGORIES.collection, TAGS.collection}:
-        by_taxonomy = term_ids_by_taxonomy(row.id)
-        for taxonomy in (CATEGORIES, TAGS):
-            if taxonomy.collection in wanted:
-                values[taxonomy.collection] = by_taxonomy.get(taxonomy.name, [])
-    return values
-
-
-def base_of(master: Event) -> Base:
-    return dict(orjson.loads(master.series_base)) if master.series_base else {}
-
-
-def store_base(master: Event, base: Base) -> None:
-    master.series_base = orjson.dumps(base).decode()
-
-
-def anchor_of(master: Event, base: Base) -> Anchor:
-    zone = resolve_timezone(base.get("timezone") or master.timezone)
-    start = parse_datetime(base["start_date"], zone)
-    end = parse_datetime(base["end_date"], zone)
-    return Anchor(start, end, zone, bool(base.get("all_day", master.all_day)))
-
-
-def apply_values(row: Event, values: Base, skip: t.Collection[str] = ()) -> set[str]:
-    """Set the row's columns from ``values`` (links too, once the row exists); returns
-    the fields that changed."""
-    changed = set()
-    for field, value in values.items():
-        if field in skip or field not in COLUMNS:
-            continue
-        columns = COLUMNS[field]
-        new = value if len(columns) > 1 else [value]
-        if [getattr(row, column) for column in columns] != list(new):
-            for column, item in zip(columns, new, strict=True):
-                setattr(row, column, item)
-            changed.add(field)
-    return changed
-
-
-def apply_links(row: Event, values: Base, journal: Journal, skip: t.Collection[str] = ()) -> None:
-    """Replace the row's organizers and terms where ``values`` name them."""
-    if "organizer" in values and "organizer" not in skip:
-        EventOrganizer.delete().where(EventOrganizer.event == row.id).execute()
-        if values["organizer"]:
-            EventOrganizer.insert_many(
-                [
-                    {"event": row.id, "organizer": organizer, "position": i}
-                    for i, organizer in enumerate(values["organizer"])
-                ]
-            ).execute()
-    for taxonomy in (CATEGORIES, TAGS):
-        if taxonomy.collection in values and taxonomy.collection not in skip:
-            chosen = terms_by_ids(values[taxonomy.collection])
-            journal.term_ids |= terms.set_event_terms(row, taxonomy, chosen)
-
-
-# -- rows ------------------------------------------------------------------------------
-
-
-def place(row: Event, start: dt.datetime, anchor: Anchor) -> bool:
-    """Give the row an occurrence's dates (its zone's UTC twins too); True if changed."""
-    zone = resolve_timezone(row.timezone)
-    old = (row.start_local, row.end_local, row.start_utc, row.end_utc)
-    row.start_local, row.end_local = start, anchor.end_for(start)
-    row.start_utc, row.end_utc = to_utc(row.start_local, zone), to_utc(row.end_local, zone)
-    return old != (row.start_local, row.end_local, row.start_utc, row.end_utc)
-
-
-def restamp(row: Event, ctx: WriteContext) -> None:
-    """An update of a row the series write rewrites: ``modified`` and SEQUENCE."""
-    posts.stamp_update(row, ctx, {})
-    row.sequence += 1
-
-
-def new_occurrence(
-    master: Event, base: Base, start: dt.datetime, anchor: Anchor, slug: str, ctx: WriteContext
-) -> Event:
-    """A new occurrence row: the master's post fields, the base values, its dates."""
-    row = Event(
-        language=master.language,
-        uid=master.uid,
-        series_master=master.id,
-        original_start=start,
-        date=master.date,
-        date_utc=master.date_utc,
-        modified_utc=ctx.now,
-        modified=from_utc(ctx.now, ctx.site_zone),
-        status=master.status,
-        author=master.author_id,
-        timezone=base.get("timezone") or master.timezone,
-    )
-    apply_values(row, base)
-    place(row, start, anchor)
-    row.slug = posts.free_slug(Event, slug)
-    row.save(force_insert=True)
-    return row
 
 
 def occurrence_slugs(series_slug: str, starts: t.Sequence[dt.datetime]) -> dict[dt.datetime, str]:
@@ -228,24 +87,25 @@ def expand(
     lines: t.Sequence[str], anchor: Anchor, now: dt.datetime, limits: SeriesLimits, *, cap: bool
 ) -> list[dt.datetime]:
     """The series' starts up to the horizon; ``cap`` refuses too many with the 400 of
-    §4.2 naming the RRULE line (a write's; the roll-forward never refuses)."""
+    §4.2 naming the RRULE line (a write's; the roll-forward never refuses). Kept for
+    the same inputs: a write's checks expand the series before the lock, and the write
+    itself again under it."""
     _, until = horizon(now, anchor, limits)
+    most = limits.max_occurrences if cap else None
     try:
-        return within(lines, anchor, until, limits.max_occurrences if cap else None)
+        return list(
+            _EXPANDED.get(
+                (tuple(lines), anchor, until, most), lambda: within(lines, anchor, until, most)
+            )
+        )
     except RecurrenceError as exc:
         raise bad_param(
             "recurrence", exc.key, index=exc.index, line=exc.line, **exc.values
         ) from None
 
 
-def delete_row(row: Event, journal: Journal, now: dt.datetime) -> None:
-    """Delete an occurrence outright (no user deleted it: a rule change removed its
-    date); its links go with it (foreign keys cascade), its words explicitly."""
-    journal.term_ids |= set(term_ids_by_taxonomy(row.id).get(CATEGORIES.name, []))
-    journal.term_ids |= set(term_ids_by_taxonomy(row.id).get(TAGS.name, []))
-    replace_words(SearchWord, SEARCH_KIND[Event], row.id, {})
-    Event.delete().where(Event.id == row.id).execute()
-    journal.deleted(row, now)
+#: the series expanded lately, by everything an expansion is made of
+_EXPANDED: Memo[tuple[t.Any, ...], list[dt.datetime]] = Memo(max_entries=8)
 
 
 def resync(
@@ -257,37 +117,34 @@ def resync(
     limits: SeriesLimits,
     *,
     cap: bool = True,
+    rows: t.Sequence[Event] = (),
 ) -> None:
     """Re-expand the series and make the rows match: existing occurrences are matched
     by original start (moved by ``shift``, the anchor's move) and keep their IDs and
-    exception fields; unmatched ones are deleted outright; new dates get new rows."""
+    exception fields; unmatched ones are deleted outright; new dates get new rows.
+    ``rows``: the series' rows as the write left them, if it read them already."""
     base = base_of(master)
     starts = expand(lines_of(master), anchor, ctx.now, limits, cap=cap)
-    live = [
-        master if row.id == master.id else row
-        for row in series_rows(master.id)
-        if row.status != "trash" or row.id == master.id
-    ]
+    rows = [master if row.id == master.id else row for row in rows or series_rows(master.id)]
+    live = [row for row in rows if row.status != "trash" or row.id == master.id]
     wanted = set(starts)
     by_start: dict[dt.datetime, Event] = {}
     for row in live:
         key = (row.original_start or row.start_local) + shift
         if key in wanted and key not in by_start:
             by_start[key] = row
-    if master not in by_start.values() and starts:
+    if master.id not in {row.id for row in by_start.values()} and starts:
         by_start.pop(starts[0], None)
         by_start[starts[0]] = master
-    for row in live:
-        if row not in by_start.values():
-            delete_row(row, journal, ctx.now)
+    kept = {row.id for row in by_start.values()}
+    delete_rows([row for row in live if row.id not in kept], journal, ctx.now)
     slugs = occurrence_slugs(base.get("slug") or master.slug, starts)
+    new: list[dt.datetime] = []
+    moved: list[Event] = []
     for start in starts:
         found = by_start.get(start)
         if found is None:
-            created = new_occurrence(master, base, start, anchor, slugs[start], ctx)
-            apply_links(created, base, journal)
-            index_record(created)
-            journal.new(created)
+            new.append(start)
             continue
         row = found
         changed = row.original_start != start
@@ -297,11 +154,18 @@ def resync(
         else:
             zone = resolve_timezone(row.timezone)
             row.start_utc, row.end_utc = to_utc(row.start_local, zone), to_utc(row.end_local, zone)
-        if changed or row is master:
-            if row is not master:
-                restamp(row, ctx)
-            row.save()
+        if row is master:
+            master.save()
+            journal.note(master)
+        elif changed:
+            restamp(row, ctx)
+            moved.append(row)
             journal.note(row)
+    save_dates(moved)
+    created = occurrence_rows(master, base, new, anchor, ctx)
+    remaining = [row for row in rows if row.id in kept or row.status == "trash"]
+    store_shared_words(master.id, base, keys_in_use([*remaining, *created]))
+    insert_occurrences(created, [slugs[start] for start in new], base, journal)
     set_materialised(master, ctx.now, anchor, limits)
     note_event_seconds(
         int((to_utc(anchor.end, anchor.zone) - to_utc(anchor.start, anchor.zone)).total_seconds())
@@ -329,16 +193,22 @@ def start_series(
         slug=master.slug,
     )
     store_base(master, base)
+    key = sharing_key(master.id, ())
+    assert key is not None
+    adopt_words(master, key)  # its words are the series' now
     resync(master, anchor_of(master, base), dt.timedelta(0), ctx, journal, limits)
     master.save()
 
 
 def end_series(master: Event, ctx: WriteContext, journal: Journal) -> None:
     """``recurrence: []`` on a master: it becomes one event again and its other
-    occurrences are deleted outright (§4.4)."""
-    for row in series_rows(master.id):
-        if row.id != master.id:
-            delete_row(row, journal, ctx.now)
+    occurrences are deleted outright (§4.4); its words are its own again."""
+    rows = series_rows(master.id)
+    delete_rows([row for row in rows if row.id != master.id], journal, ctx.now)
+    reclaimed = reclaim_words(master)
+    store_shared_words(master.id, {}, ())
+    if not reclaimed:
+        index_record(master)
     master.recurrence = ""
     master.series_base = ""
     master.original_start = None
@@ -357,16 +227,19 @@ def extend_series(ctx: WriteContext, limits: SeriesLimits, masters: t.Iterable[E
         anchor = anchor_of(master, base)
         after = master.materialised_until
         starts = expand(lines_of(master), anchor, ctx.now, limits, cap=False)
-        known = {row.original_start for row in series_rows(master.id)}
+        rows = series_rows(master.id)
+        known = {row.original_start for row in rows}
         slugs = occurrence_slugs(base.get("slug") or master.slug, starts)
-        for start in starts:
-            if start in known or (after is not None and to_utc(start, anchor.zone) <= after):
-                continue
-            row = new_occurrence(master, base, start, anchor, slugs[start], ctx)
-            apply_links(row, base, journal)
-            index_record(row)
-            journal.new(row)
-            added += 1
+        new = [
+            start
+            for start in starts
+            if start not in known and (after is None or to_utc(start, anchor.zone) > after)
+        ]
+        created = occurrence_rows(master, base, new, anchor, ctx)
+        if created:
+            store_shared_words(master.id, base, keys_in_use([*rows, *created]))
+            insert_occurrences(created, [slugs[start] for start in new], base, journal)
+        added += len(created)
         until = horizon(ctx.now, anchor, limits)[0].replace(microsecond=0, tzinfo=None)
         if after is None or until > after:
             Event.update(materialised_until=until).where(Event.id == master.id).execute()
@@ -394,7 +267,3 @@ def check_series_write(args: dict[str, t.Any], event: Event | None) -> None:
             if name in args:
                 errors.add(name, "series_field")
         errors.raise_if_any()
-
-
-def words_touched(fields: t.Collection[str]) -> bool:
-    return bool(WORD_FIELDS & set(fields))

@@ -22,36 +22,45 @@ import uuid
 
 import orjson
 
-from ..dates import end_of_day, format_datetime, start_of_day
-from ..dates.recurrence import Anchor, ends_before, exdate_line, localise_lines, split_lines
-from ..dates.recurrence_moves import move_lines
+from ..dates import format_datetime
+from ..dates.recurrence import ends_before, exdate_line, split_lines
 from ..models import Event
 from ..queries.series import master_of, series_rows
 from .events import EventWrite, trash_event, write_event
 from .posts import WriteContext
-from .series import (
+from .series import SeriesLimits, end_series, extend_series, resync, start_series
+from .series_journal import Journal
+from .series_rows import save_rows, set_links, trash_rows, update_alike
+from .series_values import (
     DATES,
     OCCURRENCE_FIELDS,
-    SeriesLimits,
     anchor_of,
-    apply_links,
     apply_values,
     base_of,
-    end_series,
     exceptions_of,
-    extend_series,
     lines_of,
+    moved_anchor,
+    moved_lines,
     place,
+    reexpands,
     restamp,
-    resync,
     set_exceptions,
-    start_series,
     store_base,
     values_of,
     words_touched,
 )
-from .series_journal import Journal
-from .word_index import index_record
+from .series_words import (
+    has_own_text,
+    keys_in_use,
+    move_shared_words,
+    moved_key,
+    rekey,
+    store_shared_words,
+)
+from .word_index import index_record, shared_fields
+
+#: what moving rows to another series changes on each (a split, a promotion)
+MOVED_COLUMNS = ("series_master", "uid", "words_from", "modified", "modified_utc", "sequence")
 
 NOT_FIELDS = frozenset({"scope", "recurrence"})
 
@@ -108,6 +117,7 @@ def apply_exception(
     journal = Journal.of(occurrence)
     trimmed = _without(write, NOT_FIELDS)
     set_exceptions(occurrence, exceptions_of(occurrence) | set(trimmed.args))
+    _share_words(occurrence)  # the text it changes alone becomes its own words
     occurrence = write_event(trimmed, ctx, occurrence)
     journal.note(occurrence)
     journal.flush()
@@ -133,14 +143,25 @@ def reset_exceptions(occurrence: Event, ctx: WriteContext, keep: t.Collection[st
         original = occurrence.original_start or occurrence.start_local
         place(occurrence, original, anchor_of(master, base))
     set_exceptions(occurrence, exceptions_of(occurrence) - fields)
+    _share_words(occurrence)
     restamp(occurrence, ctx)
     occurrence.save()
-    apply_links(occurrence, values, journal)
+    set_links([occurrence], values, journal)
     if words_touched(fields):
         index_record(occurrence)
     journal.note(occurrence)
     journal.flush()
     return occurrence
+
+
+def _share_words(row: Event) -> None:
+    """The row shares the words of the series' text it did not change alone (the words
+    of a key no row used are made now); its own words follow when it is indexed."""
+    master = master_of(row)
+    if master is None:
+        return
+    if rekey(row, master.id, exceptions_of(row)) and row.words_from is not None:
+        store_shared_words(master.id, base_of(master), {row.words_from}, prune=False)
 
 
 def update_series(
@@ -166,14 +187,16 @@ def update_series(
     base = base_of(master)
     old = anchor_of(master, base)
     sent = set(args) & OCCURRENCE_FIELDS
-    anchor = _new_anchor(args, ctx, old, target, base)
+    anchor = moved_anchor(args, ctx, old, target, base)
     fields = sent - set(DATES)
     snapshot = values_of(master, fields & exceptions_of(master))
     master = write_event(_without(write, {*NOT_FIELDS, *DATES}), ctx, master)
     values = values_of(master, fields)
     if snapshot:
         apply_values(master, snapshot)
-        apply_links(master, snapshot, journal)
+        set_links([master], snapshot, journal)
+        if words_touched(snapshot):
+            index_record(master)  # its own text again
     base.update(values)
     base.update(
         start_date=format_datetime(anchor.start),
@@ -181,49 +204,28 @@ def update_series(
         all_day=anchor.all_day,
     )
     store_base(master, base)
-    reexpand = "recurrence" in args or bool(sent & {*DATES, "timezone", "all_day"})
-    if "recurrence" in args:
-        lines = localise_lines(args["recurrence"], anchor.zone)
-    else:  # the lines' dates move with the series: EXDATE still removes its instance
-        lines = move_lines(lines_of(master), old, anchor, base.get("timezone") or master.timezone)
+    lines = moved_lines(args, master, base, old, anchor)
     master.recurrence = orjson.dumps(lines).decode()
-    for row in series_rows(master.id):
-        if row.id == master.id or row.status == "trash":
-            continue
+    rows = series_rows(master.id)
+    alike: dict[frozenset[str], list[Event]] = {}
+    for row in rows:
         changed = fields - exceptions_of(row)
-        if changed:
-            apply_values(row, {field: values[field] for field in changed})
-            restamp(row, ctx)
-            row.save()
-            apply_links(row, {field: values[field] for field in changed}, journal)
-            if words_touched(changed):
+        if row.id != master.id and row.status != "trash" and changed:
+            alike.setdefault(frozenset(changed), []).append(row)
+    for taken, group in alike.items():  # rows that take the same values: in bulk
+        update_alike(group, {field: values[field] for field in taken}, ctx, journal)
+        for row in group:  # the text they changed alone, under a new password
+            if has_own_text(row) and words_touched(taken - shared_fields(row.words_from)):
                 index_record(row)
-            journal.note(row)
-    resync(master, anchor, anchor.start - old.start, ctx, journal, limits, cap=reexpand)
+    if words_touched(fields):  # the series' text: one copy of its words, not one a row
+        store_shared_words(master.id, base, keys_in_use(rows), rewrite=True)
+    shift = anchor.start - old.start
+    reexpand = reexpands(args)
+    resync(master, anchor, shift, ctx, journal, limits, cap=reexpand, rows=rows)
     master.save()
     journal.note(master)
     journal.flush()
     return master
-
-
-def _new_anchor(
-    args: dict[str, t.Any], ctx: WriteContext, old: Anchor, target: Event, base: dict[str, t.Any]
-) -> Anchor:
-    """The anchor after a series-wide edit: moved by the difference between the dates
-    sent and ``target``'s, in the (possibly new) zone, whole days in all-day series."""
-    from ..dates import resolve_timezone
-
-    zone_name = args.get("timezone", base.get("timezone")) or ctx.site_timezone
-    zone = resolve_timezone(zone_name)
-    start, end = old.start, old.end
-    if "start_date" in args:
-        start += ctx.parse_date(args["start_date"], zone) - target.start_local
-    if "end_date" in args:
-        end += ctx.parse_date(args["end_date"], zone) - target.end_local
-    all_day = bool(args.get("all_day", base.get("all_day", old.all_day)))
-    if all_day:
-        start, end = start_of_day(start), end_of_day(end)
-    return Anchor(start, max(start, end), zone, all_day)
 
 
 def split_series(
@@ -241,9 +243,10 @@ def split_series(
     restamp(master, ctx)
     master.save()
     journal.note(master)
+    rows = series_rows(master.id)
     later = [
         row
-        for row in series_rows(master.id)
+        for row in rows
         if row.id not in (master.id, target.id) and (row.original_start or cut) > cut
     ]
     target.series_master = None
@@ -255,16 +258,29 @@ def split_series(
     store_base(target, new_base)
     target.materialised_until = master.materialised_until
     set_exceptions(target, exceptions_of(target) - set(write.args))
+    if rekey(target, target.id, exceptions_of(target)):
+        index_record(target)
     target.save()
     journal.note(target)
-    for row in later:  # a deleted one follows its series, but is not changed again
-        row.series_master = target.id
-        row.uid = target.uid
+    _move_rows(later, target, ctx, journal)
+    moved = {target.id, *(row.id for row in later)}
+    store_shared_words(target.id, new_base, keys_in_use([target, *later]))
+    store_shared_words(master.id, base, keys_in_use(r for r in rows if r.id not in moved))
+    return update_series(_without(write, ("scope",)), ctx, target, target, limits, journal)
+
+
+def _move_rows(rows: t.Sequence[Event], master: Event, ctx: WriteContext, journal: Journal) -> None:
+    """Rows of a series that another master leads from now on (a split, a promotion):
+    its ID, its UID, the keys of its words; a deleted one follows its series, but is
+    not changed again."""
+    for row in rows:
+        row.series_master = master.id
+        row.uid = master.uid
+        row.words_from = moved_key(row.words_from, master.id)
         if row.status != "trash":
             restamp(row, ctx)
             journal.note(row)
-        row.save()
-    return update_series(_without(write, ("scope",)), ctx, target, target, limits, journal)
+    save_rows(rows, MOVED_COLUMNS)
 
 
 def delete_event_write(
@@ -304,12 +320,15 @@ def _trash_rows(
     event: Event, master_id: int, ctx: WriteContext, since: dt.datetime | None
 ) -> Event:
     """Trash the series' live rows (from original start ``since`` on, if given)."""
-    for row in series_rows(master_id):
-        if row.status == "trash":
-            continue
-        if since is not None and (row.original_start or row.start_local) < since:
-            continue
-        trash_event(event if row.id == event.id else row, ctx)
+    trash_rows(
+        [
+            event if row.id == event.id else row
+            for row in series_rows(master_id)
+            if row.status != "trash"
+            and (since is None or (row.original_start or row.start_local) >= since)
+        ],
+        ctx,
+    )
     return event
 
 
@@ -323,19 +342,16 @@ def _promote_next(master: Event, ctx: WriteContext, journal: Journal) -> Event:
     heir.series_master = None
     heir.recurrence, heir.series_base = master.recurrence, master.series_base
     heir.materialised_until = master.materialised_until
+    heir.words_from = moved_key(heir.words_from, heir.id)
+    move_shared_words(master.id, heir.id)
     restamp(heir, ctx)
     heir.save()
     journal.note(heir)
-    for row in rows:
-        if row.id != heir.id:
-            row.series_master = heir.id
-            if row.status != "trash":
-                restamp(row, ctx)
-                journal.note(row)
-            row.save()
+    _move_rows([row for row in rows if row.id != heir.id], heir, ctx, journal)
     master.series_master = heir.id
     master.recurrence = master.series_base = ""
     master.materialised_until = None
+    master.words_from = moved_key(master.words_from, heir.id)
     master.save()
     journal.flush()
     return trash_event(master, ctx)

@@ -28,6 +28,7 @@ from ..queries.related import load_related
 from ..repository.events import PreparedEvent, check_event_write, prepare_event_write
 from ..repository.posts import WriteContext
 from ..repository.series import SeriesLimits
+from ..repository.series_bounds import check_series_size
 from ..repository.series_edits import delete_event_write, save_event_write
 from ..routes import accepts
 from ..schemas import events as event_args
@@ -155,6 +156,7 @@ class Events(EventFeeds):
         write = check_event_write(call.args, call.user, call.language, None, self.prepared(call))
         self.require(can_create(call.user), call.user)
         self.require(may_write_as(call.user, write.author), call.user)
+        check_series_size(write, None, self.write_context(call), self.series_limits)
         call.begin_write()
         event = save_event_write(write, self.write_context(call), None, self.series_limits)
         return Reply(self.represent(event, call), status=201)
@@ -175,6 +177,7 @@ class Events(EventFeeds):
             raise RestError("rest-event-not-found", 404, event_id)
         self.require(can_edit(call.user, event), call.user)
         self.require(may_write_as(call.user, write.author, event), call.user)
+        check_series_size(write, event, self.write_context(call), self.series_limits)
         call.begin_write()
         event = save_event_write(write, self.write_context(call), event, self.series_limits)
         return Reply(self.represent(event, call))

@@ -17,6 +17,22 @@ SCOPES = ("this", "following", "all")
 #: existing or created inline: each costs statements inside the write's lock, and no
 #: event needs more (past it: 400 ``rest_too_many_items``, before any lock is taken)
 MAX_LINKED = 100
+#: the most links one series write may give its occurrences: occurrences × (organizers
+#: + categories + tags), counted where a write creates occurrences (a new series, a new
+#: rule, start, end, zone or all-day) or sends links series-wide. Every occurrence is an
+#: event of its own (calendar.md §4.1), each of its links a row written while every
+#: other writer waits, about 3 µs each on SQLite (written, or deleted by a later write):
+#: 50,000 keep the heaviest series write under a second. A daily series over two years
+#: (730 occurrences) may have 68 links, the largest series (2,000 occurrences,
+#: ``recurrence_max_occurrences``) 25. Past it: 400 ``rest_too_many_items`` naming
+#: ``recurrence``, before any lock is taken.
+MAX_SERIES_LINKS = 50_000
+#: the most characters of text (title, description and excerpt) one series write may
+#: copy into its occurrences: occurrences × the length of that text, counted as the
+#: links are. Each occurrence stores the series' text (8 MB of it took 70 ms to write on
+#: SQLite); a daily series over two years may have 10,900 characters of text, a weekly
+#: one 76,000, a series of 2,000 occurrences 4,000. Past it: the same 400.
+MAX_SERIES_TEXT = 8_000_000
 
 
 class EventWriteArgs(Args):
