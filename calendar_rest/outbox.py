@@ -25,7 +25,7 @@ from .errors import RestError
 from .models import ChangeEntry, WebhookSubscription
 from .queries.changes import COLLECTIONS, protected_events
 from .queries.webhooks import active_subscriptions, subscription_events
-from .repository.webhooks import enqueue
+from .repository.webhooks import enqueue_all
 from .resources.base import Arguments, Call
 from .schemas.webhooks import ALL_EVENTS
 from .settings import DEFAULT_LANGUAGE
@@ -38,6 +38,14 @@ from .wire.webhooks import envelope
 PUBLIC_STATUS = "publish"
 
 
+class EventBodies(t.Protocol):
+    """What the outbox needs of the events resource: many events rendered at once."""
+
+    def shown_bodies(
+        self, call: Call, event_ids: t.Sequence[int]
+    ) -> dict[int, dict[str, t.Any]]: ...
+
+
 class Renderer(t.Protocol):
     """What the outbox needs of a route's bound target (``dispatch.Target``)."""
 
@@ -46,6 +54,9 @@ class Renderer(t.Protocol):
 
     @property
     def responder(self) -> t.Callable[..., Reply]: ...
+
+    @property
+    def resource(self) -> object: ...
 
 
 def anonymous_call(
@@ -85,47 +96,34 @@ class Outbox:
         """Run inside the write's transaction, after its responder, for the ``entries``
         it made; returns how many messages were enqueued. ``urls`` are the request's
         (or ``site_url``'s). Messages are independent (§5.2: no order between them),
-        so they need not wait for the write's position."""
+        so they need not wait for the write's position.
+
+        A series write makes thousands of entries: its published events are read and
+        rendered together (:meth:`Payloads.prepare`) and the messages inserted in
+        multi-row statements, so that the write's lock is not held for statements per
+        event and message."""
         subscriptions = active_subscriptions()
         if not subscriptions or not entries:
             return 0
-        default_root = dataclasses.replace(urls, language_prefix="")
-        now = utc_now(clock)
         wanted: list[tuple[WebhookSubscription, list[str]]] = [
             (subscription, subscription_events(subscription)) for subscription in subscriptions
         ]
-        enqueued = 0
+        due: list[tuple[ChangeEntry, str, list[int]]] = []
         for entry in entries:
             event_type = f"{entry.record_type}.{entry.kind}"
-            targets = [s for s, events in wanted if matches(events, event_type)]
-            if not targets:
-                continue
-            payload = self.payload(entry, event_type, default_root, clock)
-            for subscription in targets:
-                enqueue(subscription.id, event_type, payload, now)
-                enqueued += 1
-        return enqueued
-
-    def payload(self, entry: ChangeEntry, event_type: str, urls: Urls, clock: Clock) -> bytes:
-        collection = COLLECTIONS[entry.record_type]
-        rest_url = urls.rest(f"{collection}/{entry.record_id}")
-        language = None
-        if entry.record_type == "event" and entry.after_status == PUBLIC_STATUS:
-            language = protected_events({entry.record_id}, None).get(entry.record_id)
-        if language is None:
-            record, protected = self.public_record(entry, collection, urls, clock), None
-        else:
-            record = self.listed_record(entry.record_id, language, urls, clock)
-            protected = protected_keys(urls, entry.record_id, language)
-        return envelope(
-            event_type,
-            entry.changed_utc,
-            entry.record_type,
-            entry.record_id,
-            rest_url,
-            record,
-            protected,
-        )
+            targets = [s.id for s, events in wanted if matches(events, event_type)]
+            if targets:
+                due.append((entry, event_type, targets))
+        if not due:
+            return 0
+        payloads = Payloads(self, dataclasses.replace(urls, language_prefix=""), clock)
+        payloads.prepare([entry for entry, _, _ in due])
+        messages = []
+        for entry, event_type, targets in due:
+            payload = payloads.of(entry, event_type)
+            messages += [(subscription_id, event_type, payload) for subscription_id in targets]
+        enqueue_all(messages, utc_now(clock))
+        return len(messages)
 
     def public_record(
         self, entry: ChangeEntry, collection: str, urls: Urls, clock: Clock
@@ -158,3 +156,57 @@ class Outbox:
         call = anonymous_call(target, {}, urls, clock, params, language)
         listed = t.cast(dict[str, t.Any], target.responder(call).body)["events"]
         return t.cast(dict[str, t.Any], listed[0]) if listed else None
+
+
+class Payloads:
+    """The payloads of one write's messages (see the module docstring): each change's
+    record as an anonymous reader gets it now, rendered once however many
+    subscriptions receive it."""
+
+    def __init__(self, outbox: Outbox, urls: Urls, clock: Clock) -> None:
+        self.outbox = outbox
+        self.urls = urls
+        self.clock = clock
+        #: published password-protected events, with their languages
+        self.protected: dict[int, str] = {}
+        #: published events as their item route answers an anonymous reader
+        self.events: dict[int, dict[str, t.Any]] = {}
+
+    def prepare(self, entries: t.Sequence[ChangeEntry]) -> None:
+        """Read and render the published events of ``entries`` together."""
+        published = {
+            entry.record_id
+            for entry in entries
+            if entry.record_type == "event" and entry.after_status == PUBLIC_STATUS
+        }
+        if not published:
+            return
+        self.protected = protected_events(published, None)
+        target = self.outbox.targets[("events.item", "GET")]
+        call = anonymous_call(target, {}, self.urls, self.clock)
+        shown = sorted(published - set(self.protected))
+        self.events = t.cast(EventBodies, target.resource).shown_bodies(call, shown)
+
+    def of(self, entry: ChangeEntry, event_type: str) -> bytes:
+        collection = COLLECTIONS[entry.record_type]
+        rest_url = self.urls.rest(f"{collection}/{entry.record_id}")
+        protected = None
+        if entry.record_type != "event":
+            record = self.outbox.public_record(entry, collection, self.urls, self.clock)
+        elif entry.after_status != PUBLIC_STATUS:
+            record = None
+        elif entry.record_id in self.protected:
+            language = self.protected[entry.record_id]
+            record = self.outbox.listed_record(entry.record_id, language, self.urls, self.clock)
+            protected = protected_keys(self.urls, entry.record_id, language)
+        else:
+            record = self.events.get(entry.record_id)
+        return envelope(
+            event_type,
+            entry.changed_utc,
+            entry.record_type,
+            entry.record_id,
+            rest_url,
+            record,
+            protected,
+        )

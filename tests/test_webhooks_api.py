@@ -8,6 +8,7 @@ The outbox tests that write events depend on the change log recording event writ
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import logging
 import socket
 import typing as t
@@ -518,3 +519,39 @@ def test_the_webhook_settings_are_validated() -> None:
         Settings.build(environ={"CALENDAR_REST_SYNC_RETENTION_DAYS": "0"})
     with pytest.raises(ValueError):
         Settings.build(environ={"CALENDAR_REST_WEBHOOK_ALLOW_PRIVATE": "maybe"})
+
+
+def test_each_event_of_a_series_write_travels_as_its_item_route_answers(
+    api: Api, hooks: Api, app: Application, sql_statements: list[str]
+) -> None:
+    """A series write's events are read and rendered together, and its messages inserted
+    together: each payload is still exactly what an anonymous ``GET`` of the event
+    answers after the write, and the statements do not grow with the occurrences."""
+    subscribe(hooks, TARGET, ["*"])
+    subscribe(hooks, TARGET, ["event.created"])
+    venue = api.post("/venues", "editor", json={"venue": "Hall"}).json
+    start = dt.date.today() + dt.timedelta(days=3)
+    sizes = []
+    for count in (3, 30):
+        sent = len(messages(app))
+        sql_statements.clear()
+        series = api.post(
+            "/events",
+            "editor",
+            json={
+                "title": f"Weekly {count}",
+                "start_date": f"{start} 19:00:00",
+                "end_date": f"{start} 21:00:00",
+                "venue": venue["id"],
+                "organizer": [{"organizer": f"Trio {count}"}],
+                "categories": ["Jazz"],
+                "recurrence": [f"RRULE:FREQ=DAILY;COUNT={count}"],
+            },
+        ).json
+        sizes.append(len(sql_statements))
+        created = [payload(m) for m in messages(app)[sent:] if m.type == "event.created"]
+        assert len(created) == 2 * count  # both subscriptions, every event
+        for message in created:
+            record = message["data"]["record"]
+            assert record == api.get(f"/events/{message['data']['id']}").json
+    assert sizes[1] <= sizes[0], sizes  # the first write also created the category

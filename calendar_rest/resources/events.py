@@ -22,7 +22,7 @@ from ..permissions import (
 )
 from ..queries.archive import archive_page, archive_total, walks
 from ..queries.event_filters import ArchiveRequest, resolve_archive
-from ..queries.events import ShownEvent, event_by_id, event_by_slug, shown_event
+from ..queries.events import ShownEvent, event_by_id, event_by_slug, shown_event, shown_events
 from ..queries.linked_json import Linked
 from ..queries.related import load_related
 from ..repository.events import PreparedEvent, check_event_write, prepare_event_write
@@ -148,6 +148,29 @@ class Events(EventFeeds):
         linked = {event.id: shown.linked} if shown.linked is not None else None
         body = self.represent(event, call, single=True, venues=venues, linked=linked)
         return Reply(body, revision=shown.revision)
+
+    def shown_bodies(self, call: Call, event_ids: t.Sequence[int]) -> dict[int, dict[str, t.Any]]:
+        """What a ``GET`` of each event's item route by ``call``'s caller answers, for
+        those it answers 200 (JSON): the events read a statement per batch, their
+        related records loaded together as for a list page, each rendered as
+        :meth:`read` renders it. The outbox announces a series write's thousands of
+        events so, inside the write's transaction."""
+        readable = [
+            shown
+            for shown in shown_events(event_ids).values()
+            if shown.event.status != "trash"
+            and can_read(call.user, shown.event)
+            and not self.redacted(shown.event, call, call.args)
+        ]
+        events = [shown.event for shown in readable]
+        venues = {shown.venue.id: shown.venue for shown in readable if shown.venue is not None}
+        carried = {s.event.id: s.linked for s in readable if s.linked is not None}
+        linked = carried if len(carried) == len(readable) else None  # the backend's way
+        related = load_related(
+            events, call.user, call.language, call.total, list(venues.values()), linked
+        )
+        view = self.view(call, single=True)
+        return {event.id: event_data(event, related, view) for event in events}
 
     # -- writes ----------------------------------------------------------------------
 
