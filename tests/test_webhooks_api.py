@@ -535,7 +535,7 @@ def test_each_event_of_a_series_write_travels_as_its_item_route_answers(
     for count in (3, 30):
         sent = len(messages(app))
         sql_statements.clear()
-        series = api.post(
+        response = api.post(
             "/events",
             "editor",
             json={
@@ -547,7 +547,8 @@ def test_each_event_of_a_series_write_travels_as_its_item_route_answers(
                 "categories": ["Jazz"],
                 "recurrence": [f"RRULE:FREQ=DAILY;COUNT={count}"],
             },
-        ).json
+        )
+        assert response.status_code == 201, response.get_data(as_text=True)
         sizes.append(len(sql_statements))
         created = [payload(m) for m in messages(app)[sent:] if m.type == "event.created"]
         assert len(created) == 2 * count  # both subscriptions, every event
