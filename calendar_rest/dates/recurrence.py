@@ -203,22 +203,35 @@ def date_values(line: Line, zone: dt.tzinfo) -> list[dt.datetime]:
     return [_to_local(line, item.strip(), zone) for item in line.value.split(",")]
 
 
-def localise_lines(lines: t.Sequence[str], zone: dt.tzinfo) -> list[str]:
-    """Rewrite a floating ``UNTIL`` to UTC (RFC 5545 wants UTC when DTSTART has a
-    TZID); everything else is kept as given, ``COUNT`` included."""
+def localise_lines(lines: t.Sequence[str], zone: dt.tzinfo, all_day: bool = False) -> list[str]:
+    """Give ``UNTIL`` the type RFC 5545 §3.3.10 wants, that of the series' start: a
+    date in an all-day series, else a UTC date-time (its start has a TZID). A floating
+    or date-only ``UNTIL`` of a timed series becomes the UTC time of the same wall time,
+    or of the end of that day, as expansion reads it (a client drops the last
+    occurrence of a timed series ending on a bare date); everything else is kept as
+    given, ``COUNT`` included."""
     result = []
     for line in parse_lines(lines):
-        if line.name == "RRULE":
-            until = rule_parts(line).get("UNTIL", "")
-            if len(until) == 15:  # YYYYMMDDTHHMMSS: floating
-                moment = _date_match(until)
-                assert moment is not None
-                utc = to_utc(moment, zone).strftime("%Y%m%dT%H%M%SZ")
-                value = re.sub(r"(?i)(UNTIL=)[0-9T]+(?=;|$)", rf"\g<1>{utc}", line.value)
-                result.append(line.text[: len(line.text) - len(line.value)] + value)
-                continue
-        result.append(line.text)
+        until = rule_parts(line).get("UNTIL", "") if line.name == "RRULE" else ""
+        typed = _typed_until(line, until, zone, all_day) if until else until
+        if typed == until:
+            result.append(line.text)
+            continue
+        value = re.sub(r"(?i)(UNTIL=)[0-9TZ]+(?=;|$)", rf"\g<1>{typed}", line.value)
+        result.append(line.text[: len(line.text) - len(line.value)] + value)
     return result
+
+
+def _typed_until(line: Line, until: str, zone: dt.tzinfo, all_day: bool) -> str:
+    """``until`` as :func:`localise_lines` writes it."""
+    local = _to_local(line, until, zone)
+    if all_day:
+        return f"{local:%Y%m%d}"
+    if len(until) == 8:
+        local = end_of_day(local)
+    elif until.endswith("Z"):
+        return until
+    return to_utc(local, zone).strftime("%Y%m%dT%H%M%SZ")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -103,7 +103,7 @@ def base_differs(master: Event, args: dict[str, t.Any], lines: list[str]) -> boo
 
     base = base_of(master)
     zone = resolve_timezone(args["timezone"])
-    if localise_lines(lines, zone) != lines_of(master):
+    if localise_lines(lines, zone, bool(args.get("all_day"))) != lines_of(master):
         return True
     stored = {
         "title": base.get("title"),

@@ -182,7 +182,7 @@ def start_series(
     """Make a saved event the master of a new series and create its occurrences up to
     the horizon (in the write's transaction). :raises InvalidParams: over the cap."""
     zone = resolve_timezone(master.timezone)
-    master.recurrence = orjson.dumps(localise_lines(lines, zone)).decode()
+    master.recurrence = orjson.dumps(localise_lines(lines, zone, master.all_day)).decode()
     master.series_master = None
     master.original_start = master.start_local
     set_exceptions(master, ())

@@ -72,7 +72,7 @@ def check_series_size(
         draft = _draft(args, ctx, event)
         zone = resolve_timezone(draft.timezone)
         anchor = Anchor(draft.start_local, draft.end_local, zone, draft.all_day)
-        lines = localise_lines(args["recurrence"], zone)
+        lines = localise_lines(args["recurrence"], zone, anchor.all_day)
         rows = len(expand(lines, anchor, ctx.now, limits, cap=True))
         _refuse(rows, write, _current(event) if event is not None else {}, True, True)
         return

@@ -170,5 +170,5 @@ def moved_lines(
     """The series' lines after a series-wide edit: those sent, or the stored ones whose
     dates move with the series (an EXDATE still removes its instance)."""
     if "recurrence" in args:
-        return localise_lines(args["recurrence"], anchor.zone)
+        return localise_lines(args["recurrence"], anchor.zone, anchor.all_day)
     return move_lines(lines_of(master), old, anchor, base.get("timezone") or master.timezone)
