@@ -14,6 +14,7 @@ Tests marked ``slow`` (the schemathesis fuzz) are left out unless
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import sys
@@ -27,7 +28,7 @@ from werkzeug.test import Client, TestResponse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from calendar_rest import create_app  # noqa: E402
+from calendar_rest import create_app, dispatch  # noqa: E402
 from calendar_rest.app import Application  # noqa: E402
 from calendar_rest.auth import basic_header  # noqa: E402
 from calendar_rest.db import connect_database, login_store  # noqa: E402
@@ -330,3 +331,21 @@ def api_for(other: Application, api: Api) -> Api:
     client = Api(other)
     client.users, client.passwords = api.users, api.passwords
     return client
+
+
+@pytest.fixture
+def write_scopes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """One item per request that opened a write transaction (took the write lock) from
+    now on: a refusal "before any lock" leaves it empty."""
+    opened: list[str] = []
+    original = dispatch.request_scope
+
+    @contextlib.contextmanager
+    def spied(database: t.Any, *, write: bool) -> t.Iterator[None]:
+        if write:
+            opened.append("write")
+        with original(database, write=write):
+            yield
+
+    monkeypatch.setattr(dispatch, "request_scope", spied)
+    return opened

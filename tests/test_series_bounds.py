@@ -12,14 +12,12 @@ writer waited.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import typing as t
 
 import pytest
 from conftest import Api, api_for, assert_wp_error
 
-from calendar_rest import dispatch
 from calendar_rest.app import Application
 from calendar_rest.clock import ManualClock
 from calendar_rest.models import Event, Organizer, Term
@@ -34,23 +32,6 @@ Json = dict[str, t.Any]
 def cal(api: Api, sibling_app: t.Callable[..., Application]) -> Api:
     """A client whose app's clock stands still at ``NOW``."""
     return api_for(sibling_app(clock=ManualClock(NOW)), api)
-
-
-@pytest.fixture
-def write_scopes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The requests that opened a write transaction (and took the write lock)."""
-    opened: list[str] = []
-    original = dispatch.request_scope
-
-    @contextlib.contextmanager
-    def spied(database: t.Any, *, write: bool) -> t.Iterator[None]:
-        if write:
-            opened.append("write")
-        with original(database, write=write):
-            yield
-
-    monkeypatch.setattr(dispatch, "request_scope", spied)
-    return opened
 
 
 def links(count: int, prefix: str = "L") -> Json:

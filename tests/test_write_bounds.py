@@ -9,14 +9,12 @@ twelve seconds, while every other writer waited.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import typing as t
 
 import pytest
 from conftest import Api, assert_wp_error
 
-from calendar_rest import dispatch
 from calendar_rest.app import Application
 from calendar_rest.models import Event, Organizer, Term
 from calendar_rest.schemas import EventCreateArgs, TooManyItems, validate
@@ -35,23 +33,6 @@ def organizers(count: int) -> list[dict[str, str]]:
 
 def names(prefix: str, count: int) -> list[str]:
     return [f"{prefix} {number}" for number in range(count)]
-
-
-@pytest.fixture
-def write_scopes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths of the requests that opened a write transaction."""
-    opened: list[str] = []
-    original = dispatch.request_scope
-
-    @contextlib.contextmanager
-    def spied(database: t.Any, *, write: bool) -> t.Iterator[None]:
-        if write:
-            opened.append("write")
-        with original(database, write=write):
-            yield
-
-    monkeypatch.setattr(dispatch, "request_scope", spied)
-    return opened
 
 
 def counts(app: Application) -> tuple[int, int, int]:
