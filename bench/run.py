@@ -50,7 +50,7 @@ from calendar_rest.cli.database import display_url
 from calendar_rest.clock import SYSTEM_CLOCK, utc_now
 from calendar_rest.db import connect_database, login_store
 from calendar_rest.repository.users import add_application_password
-from calendar_rest.taxonomies import CATEGORIES
+from calendar_rest.wordpress.taxonomies import CATEGORIES
 
 BENCH = Path(__file__).resolve().parent
 DATA = BENCH / "data"

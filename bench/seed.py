@@ -28,16 +28,16 @@ import orjson
 import peewee as pw
 
 from calendar_rest import models
-from calendar_rest.cost import infer_currency, normalise_cost_input
 from calendar_rest.db import backend_name, connect_database
-from calendar_rest.queries.site_state import max_event_seconds
+from calendar_rest.queries.lookups.site_state import max_event_seconds
 from calendar_rest.repository.schema import create_schema
 from calendar_rest.repository.site_state import bump_generation, note_event_seconds
 from calendar_rest.repository.terms import refresh_term_counts
-from calendar_rest.search import CONTENT, TITLE, words_of
-from calendar_rest.taxonomies import CATEGORIES as CATEGORY_TAXONOMY
-from calendar_rest.taxonomies import TAGS as TAG_TAXONOMY
-from calendar_rest.text import slugify
+from calendar_rest.rules.search import CONTENT, TITLE, words_of
+from calendar_rest.wordpress.cost import infer_currency, normalise_cost_input
+from calendar_rest.wordpress.taxonomies import CATEGORIES as CATEGORY_TAXONOMY
+from calendar_rest.wordpress.taxonomies import TAGS as TAG_TAXONOMY
+from calendar_rest.wordpress.text import slugify
 
 #: a word of the event formats that about 5% of the titles contain (the search scenario)
 COMMON_WORD = "workshop"

@@ -18,7 +18,9 @@ import typing as t
 import peewee
 
 from . import models
-from .cache import (
+from .clock import SYSTEM_CLOCK, Clock
+from .db import RoutedPostgresqlDatabase, connect_routed, login_store
+from .edge.cache import (
     CACHE_HEADER,
     HIT,
     CachedResponse,
@@ -27,13 +29,10 @@ from .cache import (
     lookup_outcome,
     request_key,
 )
-from .clock import SYSTEM_CLOCK, Clock
-from .conditional import environ_not_modified, header_of, validators_of
-from .cors import SAFE_METHODS, CorsPolicy
-from .db import RoutedPostgresqlDatabase, connect_routed, login_store
-from .dispatch import Dispatcher
-from .errors import RestError
-from .http import (
+from .edge.conditional import environ_not_modified, header_of, validators_of
+from .edge.cors import SAFE_METHODS, CorsPolicy
+from .edge.dispatch import Dispatcher
+from .edge.http import (
     NO_CACHE,
     Request,
     apply_method_override,
@@ -41,9 +40,10 @@ from .http import (
     reply_language,
     split_language_root,
 )
+from .edge.replicas import GENERATION_HEADER, ReadRouter, min_generation
+from .errors import RestError
 from .models import User
-from .queries.site_state import current_generation
-from .replicas import GENERATION_HEADER, ReadRouter, min_generation
+from .queries.lookups.site_state import current_generation
 from .repository.publishing import Publisher
 from .settings import Settings
 

@@ -18,7 +18,7 @@ import peewee
 from playhouse import db_url
 from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
 
-from .generation_watch import GenerationWatch
+from .caching.generation_watch import GenerationWatch
 
 SQLITE_PRAGMAS = (
     ("journal_mode", "wal"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import typing as t
 
-from .messages import MESSAGES
+from .i18n.messages import MESSAGES
 from .schemas.messages import ParamMessage
 
 Translate = t.Callable[[str], str]

@@ -22,8 +22,8 @@ import typing as t
 from marshmallow import Schema
 from werkzeug.routing import BaseConverter, Map, Rule
 
+from .i18n.messages import N_
 from .media_types import CALENDAR, JSON
-from .messages import N_
 from .settings import NAMESPACE
 
 READ = ("GET",)

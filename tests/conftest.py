@@ -28,12 +28,13 @@ from werkzeug.test import Client, TestResponse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from calendar_rest import create_app, dispatch  # noqa: E402
+from calendar_rest import create_app
 from calendar_rest.app import Application  # noqa: E402
-from calendar_rest.auth import basic_header  # noqa: E402
 from calendar_rest.db import connect_database, login_store  # noqa: E402
+from calendar_rest.edge import dispatch  # noqa: E402
+from calendar_rest.edge.auth import basic_header  # noqa: E402
 from calendar_rest.models import MODELS, ROLES, User, bind_models  # noqa: E402
-from calendar_rest.queries.counts import CountCache  # noqa: E402
+from calendar_rest.queries.lists.counts import CountCache  # noqa: E402
 from calendar_rest.repository.schema import create_schema  # noqa: E402
 from calendar_rest.repository.site_state import ensure_counters  # noqa: E402
 from calendar_rest.repository.users import add_application_password  # noqa: E402

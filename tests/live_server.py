@@ -11,7 +11,7 @@ import typing as t
 import waitress
 from waitress import wasyncore
 
-from calendar_rest.server import waitress_server
+from calendar_rest.serving.server import waitress_server
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ import typing as t
 
 import pytest
 
-from calendar_rest.answer import Answer, HeaderList
+from calendar_rest.edge.answer import Answer, HeaderList
 
 
 def sent(answer: Answer, method: str = "GET") -> tuple[str, list[tuple[str, str]], bytes]:

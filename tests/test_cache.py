@@ -10,8 +10,8 @@ from werkzeug.test import Client
 
 from calendar_rest import create_app
 from calendar_rest.app import Application
-from calendar_rest.cache import CachedResponse, ResponseCache
-from calendar_rest.queries.site_state import generation
+from calendar_rest.edge.cache import CachedResponse, ResponseCache
+from calendar_rest.queries.lookups.site_state import generation
 
 
 def titles(response: t.Any) -> list[str]:

@@ -14,8 +14,8 @@ import pytest
 from conftest import Api, api_for
 
 from calendar_rest.app import Application
-from calendar_rest.cache import CACHE_HEADER
-from calendar_rest.cors import ALLOWED_HEADERS, EXPOSED_HEADERS
+from calendar_rest.edge.cache import CACHE_HEADER
+from calendar_rest.edge.cors import ALLOWED_HEADERS, EXPOSED_HEADERS
 
 Build = t.Callable[..., Application]
 ADMIN = "administrator"

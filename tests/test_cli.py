@@ -13,10 +13,11 @@ import pytest
 from conftest import NS, Api
 from werkzeug.test import Client
 
-from calendar_rest import cli, create_app, demo
+from calendar_rest import cli, create_app
 from calendar_rest.app import Application
-from calendar_rest.auth import basic_header
-from calendar_rest.i18n import environment_language
+from calendar_rest.edge.auth import basic_header
+from calendar_rest.i18n.catalogs import environment_language
+from calendar_rest.importing import demo
 from calendar_rest.models import MODELS
 from calendar_rest.settings import DATABASE_URL_ENV
 

@@ -26,9 +26,9 @@ from werkzeug.test import TestResponse
 
 from calendar_rest.app import Application
 from calendar_rest.clock import ManualClock
-from calendar_rest.cors import ALLOWED_HEADERS, EXPOSED_HEADERS
+from calendar_rest.edge.cors import ALLOWED_HEADERS, EXPOSED_HEADERS
 from calendar_rest.models import ChangeEntry, Event
-from calendar_rest.queries.site_state import generation
+from calendar_rest.queries.lookups.site_state import generation
 
 Build = t.Callable[..., Application]
 STRONG_TAG = re.compile(r'^"[0-9a-f]{32,}"$')

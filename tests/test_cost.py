@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from calendar_rest.cost import (
+from calendar_rest.wordpress.cost import (
     CostInfo,
     cost_details,
     cost_representation,

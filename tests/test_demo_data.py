@@ -9,8 +9,8 @@ import typing as t
 import pytest
 from conftest import Api
 
-from calendar_rest import demo
 from calendar_rest.app import Application
+from calendar_rest.importing import demo
 
 #: the first run of four ASCII letters that starts a word (§12's searchable title rule)
 WORD_START_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{4,}")

@@ -20,10 +20,10 @@ from conftest import Api
 from werkzeug.test import Client
 
 from calendar_rest import create_app
-from calendar_rest.cache import CACHE_HEADER
 from calendar_rest.cli import build_parser
-from calendar_rest.i18n import translator
-from calendar_rest.replicas import GENERATION_HEADER, MIN_GENERATION_HEADER
+from calendar_rest.edge.cache import CACHE_HEADER
+from calendar_rest.edge.replicas import GENERATION_HEADER, MIN_GENERATION_HEADER
+from calendar_rest.i18n.catalogs import translator
 from calendar_rest.settings import ENV_PREFIX, Settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ from calendar_rest import models as calendar_models
 from calendar_rest.app import Application
 from calendar_rest.clock import ManualClock
 from calendar_rest.models import Term
-from calendar_rest.taxonomies import CATEGORIES
+from calendar_rest.wordpress.taxonomies import CATEGORIES
 
 PARIS = (48.8566, 2.3522)
 NEAR_PARIS = (48.9466, 2.3522)  # 10 km north
@@ -1071,7 +1071,7 @@ every_filter_on_sqlite = pytest.mark.parametrize(
 def _sqlite_plan(app: Application, filters: t.Any, user: t.Any) -> list[str]:
     """SQLite's plan of one archive page, with peewee's table aliases (``"event" AS
     "t1"``) turned back into table names so ``SCAN event`` reads as it should."""
-    from calendar_rest.queries.archive import archive_query
+    from calendar_rest.queries.lists.archive import archive_query
 
     event = calendar_models.Event
     query = archive_query(filters, user).order_by(event.start_utc, event.id).limit(10)
@@ -1095,7 +1095,7 @@ def test_every_archive_filter_is_served_by_an_index_on_sqlite(
     values: dict[str, t.Any],
     as_user: str | None,
 ) -> None:
-    from calendar_rest.queries.archive import ArchiveFilters
+    from calendar_rest.queries.lists.archive import ArchiveFilters
 
     user = api.users[as_user] if as_user else None
     filters = ArchiveFilters(language="en", max_event_seconds=86400, **values)
@@ -1115,7 +1115,7 @@ def test_a_total_catching_up_reads_only_its_range_of_ids_on_sqlite(
 ) -> None:
     """After a write, a kept total counts one range of IDs again (``queries.counts``):
     that count is bounded by the range on the primary key, for every filter."""
-    from calendar_rest.queries.archive import ArchiveFilters, archive_ranges
+    from calendar_rest.queries.lists.archive import ArchiveFilters, archive_ranges
 
     user = api.users[as_user] if as_user else None
     filters = ArchiveFilters(language="en", max_event_seconds=86400, **values)
@@ -1141,7 +1141,7 @@ def test_a_total_catching_up_reads_only_its_range_of_ids_on_sqlite(
 def test_include_is_served_by_the_primary_key_on_sqlite(
     api: Api, app: Application, as_user: str | None
 ) -> None:
-    from calendar_rest.queries.archive import ArchiveFilters
+    from calendar_rest.queries.lists.archive import ArchiveFilters
 
     user = api.users[as_user] if as_user else None
     plan = _sqlite_plan(app, ArchiveFilters(language="en", include=[1, 2, 3]), user)
@@ -1183,7 +1183,7 @@ def test_a_walking_search_checks_each_row_in_turn(
     into a join gathering every match of the word first (measured at 100,000 events:
     17 ms against 0.8 ms for the walk on PostgreSQL, 12 against 2 on MariaDB); the plan
     keeps it a dependent subquery, whatever the table sizes."""
-    from calendar_rest.queries.archive import ArchiveFilters, archive_query
+    from calendar_rest.queries.lists.archive import ArchiveFilters, archive_query
 
     for number in range(3):  # MariaDB explains a plan of empty tables as nothing to do
         api.create_event("administrator", title=f"Jazz night {number}")

@@ -12,7 +12,7 @@ from conftest import Api, api_for, assert_wp_error
 from werkzeug.test import TestResponse
 
 from calendar_rest.app import Application
-from calendar_rest.taxonomies import CATEGORIES
+from calendar_rest.wordpress.taxonomies import CATEGORIES
 
 START = "2026-12-05 19:00:00"
 END = "2026-12-05 21:00:00"

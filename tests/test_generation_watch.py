@@ -16,7 +16,7 @@ from conftest import NS, Api
 from werkzeug.test import Client
 
 from calendar_rest.app import Application
-from calendar_rest.generation_watch import RECHECK_SECONDS, SUFFIX, GenerationWatch
+from calendar_rest.caching.generation_watch import RECHECK_SECONDS, SUFFIX, GenerationWatch
 
 
 class Reads:

@@ -15,8 +15,8 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 
 import calendar_rest
-from calendar_rest.i18n import catalog_path, translator
-from calendar_rest.messages import MESSAGES
+from calendar_rest.i18n.catalogs import catalog_path, translator
+from calendar_rest.i18n.messages import MESSAGES
 from calendar_rest.schemas.messages import PARAM_MESSAGES
 
 PACKAGE_DIR = Path(calendar_rest.__file__).resolve().parent

@@ -16,7 +16,7 @@ from marshmallow import Schema
 from openapi_spec_validator import validate as validate_openapi
 from werkzeug.test import Client
 
-from calendar_rest.i18n import translator
+from calendar_rest.i18n.catalogs import translator
 from calendar_rest.resources import RESOURCE_CLASSES
 from calendar_rest.resources.linked_posts import Venues
 from calendar_rest.routes import ROUTES, route_table

@@ -15,9 +15,10 @@ import pytest
 from conftest import Api, api_for
 
 from calendar_rest.app import Application
-from calendar_rest.memo import Memo
-from calendar_rest.queries import archive, counts, statements
-from calendar_rest.queries.word_search import walks_words
+from calendar_rest.caching.memo import Memo
+from calendar_rest.queries.lists import archive, counts
+from calendar_rest.queries.sql import statements
+from calendar_rest.queries.sql.word_search import walks_words
 from calendar_rest.repository.schema import create_schema
 
 COUNTING = re.compile(r"SELECT COUNT\(1\) FROM \(|COUNT\(1\) .*GROUP BY 1$", re.IGNORECASE)

@@ -17,10 +17,11 @@ import pytest
 from conftest import Api, api_for, assert_wp_error
 from werkzeug.test import TestResponse
 
-from calendar_rest import auth, cli
+from calendar_rest import cli
 from calendar_rest.app import Application
-from calendar_rest.auth import basic_header
 from calendar_rest.clock import ManualClock
+from calendar_rest.edge import auth
+from calendar_rest.edge.auth import basic_header
 from calendar_rest.models import LoginThrottle, User, bind_models
 from calendar_rest.repository.users import revoke_application_passwords
 from calendar_rest.settings import Settings

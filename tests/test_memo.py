@@ -9,7 +9,7 @@ import orjson
 import pytest
 from conftest import Api
 
-from calendar_rest.memo import Memo
+from calendar_rest.caching.memo import Memo
 from calendar_rest.wire import kept as kept_wire
 
 

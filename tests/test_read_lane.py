@@ -17,8 +17,8 @@ import pytest
 from live_server import in_thread
 
 from calendar_rest.app import Application
-from calendar_rest.read_lane import ReadLaneDispatcher
-from calendar_rest.server import waitress_server
+from calendar_rest.serving.read_lane import ReadLaneDispatcher
+from calendar_rest.serving.server import waitress_server
 
 pytestmark = pytest.mark.server
 

@@ -492,7 +492,7 @@ def test_roll_forward_adds_new_dates_once_and_bumps_the_generation(cal: Api) -> 
     clock = cal.app.clock
     assert isinstance(clock, ManualClock)
     clock.advance(days=95)
-    from calendar_rest.queries.site_state import generation
+    from calendar_rest.queries.lookups.site_state import generation
 
     with cal.app.database.connection_context():
         start = generation()

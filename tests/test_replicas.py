@@ -34,7 +34,7 @@ from conftest import Api, api_for, backends_required
 
 from calendar_rest.app import Application
 from calendar_rest.db import connect_database
-from calendar_rest.replicas import GENERATION_HEADER, MIN_GENERATION_HEADER
+from calendar_rest.edge.replicas import GENERATION_HEADER, MIN_GENERATION_HEADER
 from calendar_rest.settings import Settings
 
 #: the longest any step waits (backup, start, catching up, stop)

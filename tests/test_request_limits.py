@@ -37,10 +37,9 @@ from werkzeug.datastructures import Headers
 from werkzeug.test import EnvironBuilder, TestResponse, run_wsgi_app
 from werkzeug.wrappers import Request
 
-from calendar_rest import server
 from calendar_rest.app import Application
-from calendar_rest.auth import basic_header
 from calendar_rest.db import connect_database
+from calendar_rest.edge.auth import basic_header
 from calendar_rest.models import (
     Event,
     LoginThrottle,
@@ -50,7 +49,8 @@ from calendar_rest.models import (
     Venue,
     bind_models,
 )
-from calendar_rest.queries.site_state import GENERATION, generation
+from calendar_rest.queries.lookups.site_state import GENERATION, generation
+from calendar_rest.serving import server
 
 #: a refusal is answered well within this (the busy timeout of a queued writer is 30 s)
 PROMPT = 3.0

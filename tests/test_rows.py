@@ -11,7 +11,7 @@ from conftest import Api
 
 from calendar_rest.app import Application
 from calendar_rest.models import Attachment, Event, Organizer, Term, Venue, model_of
-from calendar_rest.queries.rows import as_rows, fetch_rows, row_class
+from calendar_rest.queries.sql.rows import as_rows, fetch_rows, row_class
 from calendar_rest.wire.kept import row_of
 
 MODELS = (Event, Venue, Organizer, Term, Attachment)

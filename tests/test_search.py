@@ -18,7 +18,7 @@ from werkzeug.test import TestResponse
 import calendar_rest
 from calendar_rest.app import Application
 from calendar_rest.models import SearchWord, SiteState
-from calendar_rest.queries.site_state import SEARCH_INDEX
+from calendar_rest.queries.lookups.site_state import SEARCH_INDEX
 from calendar_rest.repository.search_index import SEARCH_INDEX_VERSION
 
 # -- helpers ---------------------------------------------------------------------------

@@ -23,11 +23,11 @@ from calendar_rest.app import Application
 from calendar_rest.clock import ManualClock
 from calendar_rest.db import write_transaction
 from calendar_rest.models import SHARED_KIND, Event, SearchWord, SiteState, User, bind_models
-from calendar_rest.queries.site_state import SEARCH_INDEX
+from calendar_rest.queries.lookups.site_state import SEARCH_INDEX
 from calendar_rest.repository.changes import collecting_changes
 from calendar_rest.repository.posts import WriteContext
 from calendar_rest.repository.series_edits import reset_exceptions
-from calendar_rest.search import indexed_words, replace_words
+from calendar_rest.rules.search import indexed_words, replace_words
 
 NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.timezone.utc)
 WINDOW = {"start_date": "2020-01-01", "end_date": "2030-12-31", "per_page": 50}

@@ -20,9 +20,9 @@ import pytest
 from conftest import NS, Api
 from live_server import in_thread, running
 
-from calendar_rest.auth import basic_header
-from calendar_rest.prefork import close_idle
-from calendar_rest.server import (
+from calendar_rest.edge.auth import basic_header
+from calendar_rest.serving.prefork import close_idle
+from calendar_rest.serving.server import (
     KEEPALIVE_SECONDS,
     QueueWarnings,
     sending_channel,

@@ -34,8 +34,8 @@ from calendar_rest.repository.inline_links import NewLinked, materialise
 from calendar_rest.repository.posts import WriteContext
 from calendar_rest.resources.base import METHOD_ORDER
 from calendar_rest.schemas import OrganizerCreateArgs, VenueCreateArgs, validate
-from calendar_rest.taxonomies import CATEGORIES, TAGS
-from calendar_rest.text import slugify
+from calendar_rest.wordpress.taxonomies import CATEGORIES, TAGS
+from calendar_rest.wordpress.text import slugify
 
 #: the 59 exchanges captured from a live TEC 6.0.8 (copied from shared/reference/tec-live)
 CAPTURES_DIR = Path(

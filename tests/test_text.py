@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from calendar_rest.text import json_ld_escape, slugify, strip_tags, wpautop
+from calendar_rest.wordpress.text import json_ld_escape, slugify, strip_tags, wpautop
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,10 @@ from conftest import Api, api_for
 
 from calendar_rest.app import Application
 from calendar_rest.models import ChangeEntry, SiteState
-from calendar_rest.queries import counts
-from calendar_rest.queries.archive import ArchiveFilters, archive_total
-from calendar_rest.queries.changes import changed_events
-from calendar_rest.queries.site_state import CHANGES_PRUNED, generation
+from calendar_rest.queries.lists import counts
+from calendar_rest.queries.lists.archive import ArchiveFilters, archive_total
+from calendar_rest.queries.lists.changes import changed_events
+from calendar_rest.queries.lookups.site_state import CHANGES_PRUNED, generation
 from calendar_rest.repository.changes import PendingChanges
 
 #: a range's count: the archive's filter, restricted to one range of IDs

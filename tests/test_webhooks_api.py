@@ -17,9 +17,9 @@ import pytest
 from conftest import ALL_ROLES, NS, Api, api_for, assert_wp_error
 from webhook_helpers import Body, messages, payload, subscribe
 
-from calendar_rest import ssrf
 from calendar_rest.app import Application
 from calendar_rest.models import WebhookSubscription
+from calendar_rest.rules import ssrf
 from calendar_rest.settings import Settings
 
 Build = t.Callable[..., Application]

@@ -493,8 +493,8 @@ def test_reuse_port_is_refused_where_it_means_nothing(
 
 
 def test_reuse_port_reaches_gunicorn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from calendar_rest import prefork
     from calendar_rest.cli import serve
+    from calendar_rest.serving import prefork
 
     told: dict[str, t.Any] = {}
     monkeypatch.setattr(prefork, "workers_available", lambda: True)
@@ -509,8 +509,8 @@ def test_reuse_port_reaches_gunicorn(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_one_worker_keeps_waitress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from calendar_rest import prefork, server
     from calendar_rest.cli import serve
+    from calendar_rest.serving import prefork, server
 
     told: dict[str, t.Any] = {}
     monkeypatch.setitem(sys.modules, "gunicorn", None)  # not needed for one

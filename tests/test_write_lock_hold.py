@@ -26,11 +26,11 @@ import typing as t
 import pytest
 from conftest import Api, api_for
 
-from calendar_rest import dispatch
 from calendar_rest.app import Application
 from calendar_rest.cli.series import roll_forward
 from calendar_rest.clock import ManualClock
 from calendar_rest.db import UPDATE_BATCH
+from calendar_rest.edge import dispatch
 from calendar_rest.models import bind_models
 from calendar_rest.schemas.events import MAX_SERIES_LINKS, MAX_SERIES_TEXT
 

@@ -18,7 +18,7 @@ import sys
 import peewee
 
 from .. import __version__
-from ..i18n import Translate, environment_language, translator
+from ..i18n.catalogs import Translate, environment_language, translator
 from ..settings import DATABASE_URL_ENV, DEFAULT_DATABASE_URL
 from . import changes, imports, series, serve, setup, users, webhooks
 from .database import command_settings

@@ -8,7 +8,7 @@ import datetime as dt
 import typing as t
 
 from ..clock import SYSTEM_CLOCK, utc_now
-from ..i18n import Translate
+from ..i18n.catalogs import Translate
 from ..repository.changes import prune_changes
 from ..settings import Settings
 from .database import display_url, open_database

@@ -17,10 +17,10 @@ import typing as t
 import peewee
 
 from ..clock import SYSTEM_CLOCK
-from ..i18n import Translate
-from ..messages import N_
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..models import User
-from ..queries.users import user_named
+from ..queries.lookups.users import user_named
 from ..repository.schema import create_schema
 from ..settings import Settings
 from .database import open_database

@@ -14,7 +14,7 @@ import functools
 import sys
 import typing as t
 
-from ..i18n import Translate
+from ..i18n.catalogs import Translate
 
 PROG = "calendar-rest"
 

@@ -16,9 +16,9 @@ import peewee
 
 from ..clock import SYSTEM_CLOCK, Clock
 from ..db import login_store, write_transaction
-from ..i18n import Translate
+from ..i18n.catalogs import Translate
 from ..models import Event, User, bind_models
-from ..queries.series import live_masters
+from ..queries.lookups.series import live_masters
 from ..repository.changes import collecting_changes
 from ..repository.posts import WriteContext
 from ..repository.record_locks import lock_ids

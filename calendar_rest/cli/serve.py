@@ -13,8 +13,8 @@ import typing as t
 import peewee
 
 from ..db import login_store
-from ..i18n import Translate
-from ..messages import N_
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..repository.schema import create_schema
 from ..settings import NAMESPACE, Settings
 from .database import open_database
@@ -126,8 +126,8 @@ def connection_limits(args: argparse.Namespace, settings: Settings) -> Settings:
 
 def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
     from ..app import create_app
-    from ..prefork import workers_available
-    from ..server import serve
+    from ..serving.prefork import workers_available
+    from ..serving.server import serve
 
     if args.reuse_port:
         check_reuse_port(args)
@@ -175,7 +175,7 @@ def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> 
     app (and so its own database connections) after the fork. The arbiter itself only
     rolls recurring series forward, on connections it closes before any fork."""
     from ..app import create_app
-    from ..prefork import serve_workers
+    from ..serving.prefork import serve_workers
 
     cache_entries = max(0, args.cache_entries)
     stop = threading.Event()

@@ -7,10 +7,10 @@ import typing as t
 
 import peewee
 
-from .. import demo
 from ..db import connected, login_store
-from ..i18n import Translate
-from ..messages import N_
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
+from ..importing import demo
 from ..repository.schema import create_schema
 from ..settings import Settings
 from .database import display_url, open_database

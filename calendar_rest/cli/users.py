@@ -8,13 +8,13 @@ import typing as t
 
 import peewee
 
-from ..auth import address_key, login_key
 from ..clock import SYSTEM_CLOCK, utc_now
 from ..db import login_store
-from ..i18n import Translate
-from ..messages import N_
+from ..edge.auth import address_key, login_key
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..models import ROLES, User
-from ..queries.users import all_users, application_passwords, user_named
+from ..queries.lookups.users import all_users, application_passwords, user_named
 from ..repository.login_throttle import clear
 from ..repository.schema import create_schema
 from ..repository.users import (

@@ -17,10 +17,10 @@ import typing as t
 
 from ..clock import SYSTEM_CLOCK, utc_now
 from ..delivery.worker import LEASE, Worker
-from ..i18n import Translate
-from ..messages import N_
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..models import WebhookSubscription
-from ..queries.webhooks import (
+from ..queries.lookups.webhooks import (
     FAILED,
     PENDING,
     all_subscriptions,

@@ -21,7 +21,7 @@ import httpcore
 from standardwebhooks import Webhook
 
 from .. import __version__
-from ..ssrf import BlockedAddress, checked_addresses
+from ..rules.ssrf import BlockedAddress, checked_addresses
 
 USER_AGENT = f"calendar-rest/{__version__}"
 BLOCKED = "blocked address"

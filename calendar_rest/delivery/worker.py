@@ -23,7 +23,7 @@ import peewee
 from ..clock import SYSTEM_CLOCK, Clock, utc_now
 from ..db import backend_name, login_store, replayed
 from ..models import bind_models
-from ..queries.webhooks import held_message
+from ..queries.lookups.webhooks import held_message
 from ..repository.changes import prune_changes
 from ..repository.webhooks import claim_due, prune_deliveries, record_attempt
 from ..settings import Settings

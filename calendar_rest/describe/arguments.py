@@ -16,7 +16,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import Schema, fields
 
-from ..i18n import Translate
+from ..i18n.catalogs import Translate
 from ..schemas.fields import Raw, WPField
 from ..settings import Settings
 

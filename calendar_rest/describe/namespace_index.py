@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import typing as t
 
-from ..i18n import Translate
-from ..messages import N_
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..routes import Endpoint, Route, namespace_routes
 from ..settings import NAMESPACE, Settings
-from ..urls import Urls
+from ..wordpress.urls import Urls
 from .arguments import argument_fields, field_property
 
 SITE_NAME = N_("Calendar events")

@@ -13,13 +13,13 @@ import typing as t
 
 from apispec import APISpec
 
-from ..i18n import Translate
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..media_types import JSON
-from ..messages import N_
 from ..routes import Endpoint, Route, RouteSpec, namespace_routes
 from ..schemas.representations import COMPONENTS
 from ..settings import Settings
-from ..urls import Urls
+from ..wordpress.urls import Urls
 from .arguments import OPENAPI_VERSION, argument_fields, field_property, new_plugin
 
 API_VERSION = "1.0.0"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import threading
 import typing as t
 
-from ..i18n import translator
+from ..i18n.catalogs import translator
 from ..routes import Route
 from ..settings import Settings
-from ..urls import Urls
+from ..wordpress.urls import Urls
 from .namespace_index import route_entry
 from .openapi import component_schemas
 

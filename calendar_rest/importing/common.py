@@ -19,14 +19,14 @@ import peewee
 
 from ..clock import Clock
 from ..db import write_transaction
-from ..i18n import Translate
-from ..markup import Markup, as_written_by
-from ..messages import N_
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..models import User
 from ..repository.changes import PendingChanges, collecting_changes
 from ..repository.posts import WriteContext
 from ..repository.record_locks import R, relocked
 from ..repository.series import SeriesLimits
+from ..rules.markup import Markup, as_written_by
 
 #: the statuses ``--status`` accepts (``calendar.md`` §5)
 IMPORT_STATUSES = ("publish", "draft", "pending", "private")

@@ -19,12 +19,11 @@ import peewee
 from marshmallow import ValidationError
 
 from ..errors import InvalidParams, RestError
-from ..i18n import Translate
-from ..markup import EVENT_FIELDS, Markup, written_fields
-from ..messages import N_
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..models import Event, Organizer, Venue
-from ..queries import imports as match
-from ..queries.series import series_rows
+from ..queries.lookups import imports as match
+from ..queries.lookups.series import series_rows
 from ..repository.events import check_event_write
 from ..repository.linked import check_linked_write, create_linked, update_linked
 from ..repository.series_edits import (
@@ -35,6 +34,7 @@ from ..repository.series_edits import (
 )
 from ..repository.series_values import base_of, exceptions_of, lines_of
 from ..repository.terms import create_term
+from ..rules.markup import EVENT_FIELDS, Markup, written_fields
 from ..schemas import (
     EventCreateArgs,
     EventWriteArgs,
@@ -44,7 +44,7 @@ from ..schemas import (
     VenueCreateArgs,
     validate,
 )
-from ..taxonomies import CATEGORIES
+from ..wordpress.taxonomies import CATEGORIES
 from .common import (
     Batches,
     ImportOptions,

@@ -17,7 +17,7 @@ import typing as t
 import icalendar
 
 from ..dates import from_utc, is_valid_timezone, resolve_timezone
-from ..messages import N_
+from ..i18n.messages import N_
 from .ics_reader import RawComponent
 
 DATE_FIELDS = ("DTSTART", "DTEND", "RECURRENCE-ID")

@@ -13,13 +13,13 @@ import typing as t
 
 from ..dates import format_datetime, parse_datetime, resolve_timezone, start_of_day
 from ..dates.recurrence import Anchor, RecurrenceError, exdate_line, normalise_lines, within
-from ..messages import N_
+from ..i18n.messages import N_
 from ..models import Event
-from ..queries import imports as match
+from ..queries.lookups import imports as match
 from ..repository.series import SeriesLimits, horizon
 from ..repository.series_values import anchor_of, base_of
 from ..schemas.messages import PARAM_MESSAGES
-from ..taxonomies import CATEGORIES, TAGS
+from ..wordpress.taxonomies import CATEGORIES, TAGS
 from .ics_mapping import IcsEvent, Skip, convert_local
 
 NO_SERIES = N_("RECURRENCE-ID: no recurring series has the UID of this component")

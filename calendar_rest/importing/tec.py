@@ -16,19 +16,18 @@ import orjson
 import peewee
 from marshmallow import ValidationError
 
-from ..cost import normalise_cost_input
 from ..dates import parse_datetime, resolve_timezone
 from ..errors import RestError
-from ..i18n import Translate
-from ..markup import Markup
-from ..messages import N_
+from ..i18n.catalogs import Translate
+from ..i18n.messages import N_
 from ..models import Event, Organizer, PostModel, Venue
-from ..queries import imports as match
+from ..queries.lookups import imports as match
 from ..repository.events import check_event_write
 from ..repository.linked import check_linked_write, create_linked, update_linked
 from ..repository.series_edits import apply_exception, reset_exceptions, save_event_write
 from ..repository.series_values import base_of, exceptions_of, lines_of
 from ..repository.terms import create_term, update_term
+from ..rules.markup import Markup
 from ..schemas import (
     EventCreateArgs,
     EventWriteArgs,
@@ -39,7 +38,8 @@ from ..schemas import (
     VenueWriteArgs,
     validate,
 )
-from ..taxonomies import CATEGORIES, TAGS, Taxonomy
+from ..wordpress.cost import normalise_cost_input
+from ..wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
 from .common import (
     Batches,
     ImportOptions,

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import __version__
-from ..messages import N_
+from ..i18n.messages import N_
 
 TIMEOUT = 30.0
 RETRIES = 3

@@ -20,8 +20,8 @@ import peewee as pw
 
 from ..db import insert_rows
 from ..models import ChangeEntry, Event, Organizer, PostModel, SiteState, Term, Venue
-from ..queries.changes import RECORD_TYPES, TERM_TYPES, post_type
-from ..queries.site_state import CHANGES_PRUNED, GENERATION, read_counter
+from ..queries.lists.changes import RECORD_TYPES, TERM_TYPES, post_type
+from ..queries.lookups.site_state import CHANGES_PRUNED, GENERATION, read_counter
 from .site_state import claim_position
 
 #: what a caller's visibility of a record depends on: its status and author

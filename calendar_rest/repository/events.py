@@ -13,15 +13,15 @@ import uuid
 
 import orjson
 
-from ..cost import infer_currency, normalise_cost_input
 from ..dates import end_of_day, resolve_timezone, start_of_day, to_utc
 from ..errors import ParamErrors, bad_param
-from ..markup import EVENT_FIELDS, written_fields
 from ..models import Event, EventOrganizer, Organizer, Term, User, Venue
-from ..permissions import scale_status
-from ..queries.events import readable_event
-from ..queries.terms import event_term_ids
-from ..taxonomies import CATEGORIES, TAGS, Taxonomy
+from ..queries.lookups.events import readable_event
+from ..queries.lookups.terms import event_term_ids
+from ..rules.markup import EVENT_FIELDS, written_fields
+from ..rules.permissions import scale_status
+from ..wordpress.cost import infer_currency, normalise_cost_input
+from ..wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
 from . import changes, posts, terms
 from .inline_links import (
     NewLinked,

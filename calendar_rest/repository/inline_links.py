@@ -16,10 +16,10 @@ import typing as t
 from marshmallow import ValidationError
 
 from ..errors import InvalidParams, bad_param
-from ..markup import written_fields
 from ..models import Organizer, PostModel, User, Venue
-from ..permissions import can_read, may_act_for_others
-from ..queries.linked import find_duplicates, linked_by_ids
+from ..queries.lists.linked import find_duplicates, linked_by_ids
+from ..rules.markup import written_fields
+from ..rules.permissions import can_read, may_act_for_others
 from ..schemas import MissingParams, OrganizerCreateArgs, TooManyItems, VenueCreateArgs, validate
 from ..schemas.fields import split_list, to_int
 from .linked import MARKUP_FIELDS, NAME_FIELD, LinkedWrite, create_linked

@@ -11,19 +11,12 @@ from __future__ import annotations
 import typing as t
 
 from ..errors import ParamErrors
-from ..geo import coordinate_errors
-from ..markup import ORGANIZER_FIELDS as ORGANIZER_MARKUP
-from ..markup import VENUE_FIELDS as VENUE_MARKUP
-from ..markup import written_fields
-from ..models import (
-    Event,
-    EventOrganizer,
-    Organizer,
-    PostModel,
-    User,
-    Venue,
-)
-from ..queries.linked import find_duplicate
+from ..models import Event, EventOrganizer, Organizer, PostModel, User, Venue
+from ..queries.lists.linked import find_duplicate
+from ..rules.geo import coordinate_errors
+from ..rules.markup import ORGANIZER_FIELDS as ORGANIZER_MARKUP
+from ..rules.markup import VENUE_FIELDS as VENUE_MARKUP
+from ..rules.markup import written_fields
 from . import changes, posts
 from .posts import WriteContext
 from .translations import attach

@@ -11,11 +11,16 @@ from ..clock import Clock, utc_now
 from ..dates import from_utc, parse_datetime, resolve_timezone, to_utc
 from ..errors import ParamErrors, bad_param
 from ..models import PUBLISHED_STATUSES, Attachment, PostModel, User
-from ..permissions import has_cap, scale_status
-from ..queries.posts import attachment_by_id, attachment_by_url, attachment_readable, taken_slugs
-from ..queries.users import user_by_id
+from ..queries.lookups.posts import (
+    attachment_by_id,
+    attachment_by_url,
+    attachment_readable,
+    taken_slugs,
+)
+from ..queries.lookups.users import user_by_id
+from ..rules.permissions import has_cap, scale_status
 from ..schemas.fields import is_url, to_int
-from ..text import first_free, slugify
+from ..wordpress.text import first_free, slugify
 from .record_locks import lock_slug_base
 from .translations import TranslationLink, translation_root
 

@@ -20,9 +20,9 @@ from ..clock import Clock, utc_now
 from ..dates import from_utc
 from ..db import write_transaction
 from ..models import Event, Organizer, PostModel, Venue
-from ..queries.changes import POST_TYPES
-from ..queries.site_state import generation
-from ..queries.terms import terms_of_events
+from ..queries.lists.changes import POST_TYPES
+from ..queries.lookups.site_state import generation
+from ..queries.lookups.terms import terms_of_events
 from .changes import collecting_changes, record_change
 from .terms import refresh_term_counts
 

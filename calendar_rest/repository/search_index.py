@@ -13,8 +13,8 @@ import peewee as pw
 
 from ..db import backend_name, insert_rows
 from ..models import SEARCH_KIND, Event, Organizer, PostModel, SearchWord, SiteState, Venue
-from ..queries.series import series_rows
-from ..queries.site_state import SEARCH_INDEX, read_counter
+from ..queries.lookups.series import series_rows
+from ..queries.lookups.site_state import SEARCH_INDEX, read_counter
 from .series_rows import save_rows
 from .series_values import base_of, exceptions_of
 from .series_words import keys_in_use, sharing_key, store_shared_words

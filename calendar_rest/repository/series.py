@@ -19,12 +19,12 @@ import typing as t
 
 import orjson
 
+from ..caching.memo import Memo
 from ..dates import format_datetime, from_utc, resolve_timezone, to_utc
 from ..dates.recurrence import Anchor, RecurrenceError, localise_lines, within
 from ..errors import ParamErrors, bad_param
-from ..memo import Memo
 from ..models import Event
-from ..queries.series import master_of, series_rows
+from ..queries.lookups.series import master_of, series_rows
 from ..settings import Settings
 from .posts import WriteContext
 from .series_journal import Journal
@@ -42,13 +42,7 @@ from .series_values import (
     store_base,
     values_of,
 )
-from .series_words import (
-    adopt_words,
-    keys_in_use,
-    reclaim_words,
-    sharing_key,
-    store_shared_words,
-)
+from .series_words import adopt_words, keys_in_use, reclaim_words, sharing_key, store_shared_words
 from .site_state import note_event_seconds
 from .word_index import index_record
 

@@ -17,11 +17,11 @@ import typing as t
 from ..dates import resolve_timezone
 from ..dates.recurrence import Anchor, localise_lines
 from ..errors import RestError
-from ..messages import MESSAGES
+from ..i18n.messages import MESSAGES
 from ..models import Event
-from ..queries.series import live_row_count, master_of, organizer_ids, term_ids_by_taxonomy
+from ..queries.lookups.series import live_row_count, master_of, organizer_ids, term_ids_by_taxonomy
 from ..schemas.events import MAX_SERIES_LINKS, MAX_SERIES_TEXT
-from ..taxonomies import CATEGORIES, TAGS
+from ..wordpress.taxonomies import CATEGORIES, TAGS
 from .events import EventWrite, apply_dates
 from .posts import WriteContext
 from .series import SeriesLimits, expand

@@ -25,7 +25,7 @@ import orjson
 from ..dates import format_datetime
 from ..dates.recurrence import ends_before, exdate_line, split_lines
 from ..models import Event
-from ..queries.series import master_of, series_rows
+from ..queries.lookups.series import master_of, series_rows
 from .events import EventWrite, trash_event, write_event
 from .posts import WriteContext
 from .series import SeriesLimits, end_series, extend_series, resync, start_series

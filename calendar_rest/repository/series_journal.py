@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ..models import Event
-from ..queries.series import series_states
+from ..queries.lookups.series import series_states
 from . import changes, terms
 
 

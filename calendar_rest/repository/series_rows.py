@@ -24,11 +24,11 @@ from ..dates import from_utc
 from ..dates.recurrence import Anchor
 from ..db import among, in_batches, insert_rows, update_rows
 from ..models import SEARCH_KIND, Event, EventLink, EventOrganizer, EventTerm, SearchWord
-from ..queries.posts import slugs_of
-from ..queries.series import terms_by_ids
-from ..queries.terms import terms_of_events
-from ..search import replace_words
-from ..taxonomies import CATEGORIES, TAGS
+from ..queries.lookups.posts import slugs_of
+from ..queries.lookups.series import terms_by_ids
+from ..queries.lookups.terms import terms_of_events
+from ..rules.search import replace_words
+from ..wordpress.taxonomies import CATEGORIES, TAGS
 from . import changes, posts, terms
 from .posts import WriteContext
 from .series_journal import Journal

@@ -14,8 +14,8 @@ from ..dates import end_of_day, parse_datetime, resolve_timezone, start_of_day, 
 from ..dates.recurrence import Anchor, localise_lines
 from ..dates.recurrence_moves import move_lines
 from ..models import Event
-from ..queries.series import organizer_ids, term_ids_by_taxonomy
-from ..taxonomies import CATEGORIES, TAGS
+from ..queries.lookups.series import organizer_ids, term_ids_by_taxonomy
+from ..wordpress.taxonomies import CATEGORIES, TAGS
 from . import posts
 from .posts import WriteContext
 

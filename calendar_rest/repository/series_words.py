@@ -17,8 +17,8 @@ from __future__ import annotations
 import typing as t
 
 from ..models import SHARED_KIND, Event, SearchWord
-from ..queries.series import stored_keys
-from ..search import indexed_words, replace_words
+from ..queries.lookups.series import stored_keys
+from ..rules.search import indexed_words, replace_words
 from .word_index import SHARED_BITS, SHARED_KEYS
 
 #: the series' values a row's shared words are made of (its base, ``repository.series``)

@@ -7,7 +7,7 @@ import secrets
 import time
 
 from ..models import SiteState
-from ..queries.site_state import (
+from ..queries.lookups.site_state import (
     DATABASE_ID,
     GENERATION,
     KEYS,

@@ -12,11 +12,9 @@ import typing as t
 import peewee as pw
 
 from ..errors import ParamErrors, RestError, bad_param
-from ..markup import Markup, as_written_by
-from ..messages import MESSAGES
+from ..i18n.messages import MESSAGES
 from ..models import Event, EventTerm, Term, User
-from ..permissions import can_manage_terms
-from ..queries.terms import (
+from ..queries.lookups.terms import (
     descendant_ids,
     event_term_ids,
     find_terms,
@@ -25,8 +23,10 @@ from ..queries.terms import (
     taken_term_slugs,
     term_by_id,
 )
-from ..taxonomies import CATEGORIES, Taxonomy, taxonomy_of
-from ..text import first_free, slugify
+from ..rules.markup import Markup, as_written_by
+from ..rules.permissions import can_manage_terms
+from ..wordpress.taxonomies import CATEGORIES, Taxonomy, taxonomy_of
+from ..wordpress.text import first_free, slugify
 from .changes import TERM_SEEN, record_term_change
 from .record_locks import lock_ids, lock_slug_base
 from .translations import release_root

@@ -19,9 +19,9 @@ import dataclasses
 
 from ..errors import RestError, bad_param
 from ..models import PostModel, Translatable, User
-from ..permissions import can_edit, can_read
-from ..queries.translations import group_members, translatable_by_id, translations_of
-from ..taxonomies import Taxonomy
+from ..queries.lookups.translations import group_members, translatable_by_id, translations_of
+from ..rules.permissions import can_edit, can_read
+from ..wordpress.taxonomies import Taxonomy
 
 PARAM = "translation_of"
 #: statuses whose member holds its language in a group (terms have none: always)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ..models import ApplicationPassword, User
-from ..passwords import generate_password, hash_secret, new_salt
+from ..wordpress.passwords import generate_password, hash_secret, new_salt
 
 DEFAULT_LABEL = "calendar-rest"
 

@@ -19,7 +19,7 @@ import orjson
 
 from ..db import insert_rows
 from ..models import WebhookAttempt, WebhookMessage, WebhookSubscription
-from ..queries.webhooks import DONE, DROPPED, FAILED, PENDING, due_messages, failed_messages
+from ..queries.lookups.webhooks import DONE, DROPPED, FAILED, PENDING, due_messages, failed_messages
 
 SECRET_PREFIX = "whsec_"
 KEY_BYTES = 32

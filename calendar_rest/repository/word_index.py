@@ -9,7 +9,7 @@ changed alone.
 from __future__ import annotations
 
 from ..models import SEARCH_KIND, Event, Organizer, PostModel, SearchWord, Venue
-from ..search import indexed_words, replace_words
+from ..rules.search import indexed_words, replace_words
 
 #: the fields searched besides the title (for venues and organizers, TEC's
 #: duplicate-finder fields)

@@ -17,14 +17,15 @@ from marshmallow import Schema, ValidationError, missing
 
 from ..clock import Clock, utc_now
 from ..errors import ParamErrors, forbidden, missing_params, too_many_items
-from ..i18n import Translate, translator
+from ..i18n.catalogs import Translate, translator
 from ..media_types import JSON
 from ..models import Event, User
-from ..queries.counts import CountCache, RangesOf, Statement, count_rows
+from ..queries.lists.counts import CountCache, RangesOf, count_rows
+from ..queries.sql.statements import Statement
 from ..routes import Route
 from ..schemas import MissingParams, TooManyItems, validate
 from ..settings import Settings
-from ..urls import Urls
+from ..wordpress.urls import Urls
 
 R = t.TypeVar("R")
 #: what each schema makes of no parameters at all (its defaults): a read without a

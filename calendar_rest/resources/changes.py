@@ -14,15 +14,15 @@ import typing as t
 
 from ..errors import RestError
 from ..models import User
-from ..queries.changes import RECORD_TYPES, incremental_walk, initial_walk, protected_events
+from ..queries.lists.changes import RECORD_TYPES, incremental_walk, initial_walk, protected_events
 from ..queries.loaded import FeedEntry
-from ..queries.site_state import CHANGES_PRUNED, database_id, generation, read_counter
+from ..queries.lookups.site_state import CHANGES_PRUNED, database_id, generation, read_counter
 from ..routes import accepts
 from ..schemas.changes import ChangesArgs
-from ..sync_tokens import decode_token, encode_token
 from ..wire.changes import change_entry
 from ..wire.pages import Pager, list_headers
 from ..wire.reply import Reply
+from ..wire.sync_tokens import decode_token, encode_token
 from .base import Call, Resource
 
 

@@ -16,12 +16,12 @@ import orjson
 from ..describe.namespace_index import namespace_index, site_index
 from ..describe.openapi import openapi_document
 from ..errors import RestError
-from ..i18n import Translate, translator
+from ..i18n.catalogs import Translate, translator
 from ..routes import Route, accepts
 from ..schemas.descriptions import DocArgs, NamespaceIndexArgs, SiteIndexArgs
 from ..settings import NAMESPACE, Settings
-from ..urls import Urls
 from ..wire.reply import Reply
+from ..wordpress.urls import Urls
 from .base import Call, Resource
 
 #: rendered descriptions kept per resource (mount points times languages)

@@ -22,17 +22,17 @@ from urllib.parse import urlsplit
 
 from werkzeug.http import http_date
 
+from ..i18n.messages import N_
 from ..media_types import CALENDAR, CALENDAR_CONTENT_TYPE
-from ..messages import N_
 from ..models import Event
-from ..permissions import can_read_content
-from ..queries.archive import archive_query
-from ..queries.event_filters import ArchiveRequest
-from ..queries.events import event_by_id
-from ..queries.feeds import feed_keys, feed_units, is_master, series_of
-from ..queries.related import load_related
-from ..queries.site_state import last_write
+from ..queries.filters.event_filters import ArchiveRequest
+from ..queries.lists.archive import archive_query
+from ..queries.lists.feeds import feed_keys, feed_units, is_master, series_of
+from ..queries.lookups.events import event_by_id
+from ..queries.lookups.related import load_related
+from ..queries.lookups.site_state import last_write
 from ..routes import accepts
+from ..rules.permissions import can_read_content
 from ..schemas import events as event_args
 from ..wire.events import EventView, event_data
 from ..wire.icalendar_feed import FeedEvent, FeedInfo, calendar_bytes

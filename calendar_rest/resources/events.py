@@ -5,11 +5,27 @@ from __future__ import annotations
 import functools
 import typing as t
 
-from ..cost import FREE_LABEL
 from ..errors import ParamErrors, RestError, bad_param
 from ..media_types import CALENDAR
 from ..models import Event, User, Venue
-from ..permissions import (
+from ..queries.filters.event_filters import ArchiveRequest, resolve_archive
+from ..queries.lists.archive import archive_page, archive_total, walks
+from ..queries.lookups.events import (
+    ShownEvent,
+    event_by_id,
+    event_by_slug,
+    shown_event,
+    shown_events,
+)
+from ..queries.lookups.related import load_related
+from ..queries.sql.linked_json import Linked
+from ..repository.events import PreparedEvent, check_event_write, prepare_event_write
+from ..repository.posts import WriteContext
+from ..repository.series import SeriesLimits
+from ..repository.series_bounds import check_series_size
+from ..repository.series_edits import delete_event_write, save_event_write
+from ..routes import accepts
+from ..rules.permissions import (
     can_create,
     can_delete,
     can_edit,
@@ -20,22 +36,12 @@ from ..permissions import (
     may_write_method,
     record_methods,
 )
-from ..queries.archive import archive_page, archive_total, walks
-from ..queries.event_filters import ArchiveRequest, resolve_archive
-from ..queries.events import ShownEvent, event_by_id, event_by_slug, shown_event, shown_events
-from ..queries.linked_json import Linked
-from ..queries.related import load_related
-from ..repository.events import PreparedEvent, check_event_write, prepare_event_write
-from ..repository.posts import WriteContext
-from ..repository.series import SeriesLimits
-from ..repository.series_bounds import check_series_size
-from ..repository.series_edits import delete_event_write, save_event_write
-from ..routes import accepts
 from ..schemas import events as event_args
-from ..urls import Urls
 from ..wire.events import EventView, event_data
 from ..wire.pages import Pager
 from ..wire.reply import Reply
+from ..wordpress.cost import FREE_LABEL
+from ..wordpress.urls import Urls
 from .base import Call
 from .event_feeds import EventFeeds, alternate_feed
 

@@ -15,19 +15,10 @@ from marshmallow import Schema
 
 from ..errors import ParamErrors, RestError
 from ..models import SEARCH_KIND, Organizer, PostModel, User, Venue
-from ..permissions import (
-    can_create,
-    can_delete,
-    can_edit,
-    can_read,
-    may_write_as,
-    may_write_method,
-    record_methods,
-)
-from ..queries.linked import linked_by_id, linked_by_slug, linked_count, linked_page
-from ..queries.linked_filters import resolve_linked_archive
-from ..queries.posts import images_of
-from ..queries.translations import load_translations
+from ..queries.filters.linked_filters import resolve_linked_archive
+from ..queries.lists.linked import linked_by_id, linked_by_slug, linked_count, linked_page
+from ..queries.lookups.posts import images_of
+from ..queries.lookups.translations import load_translations
 from ..repository.linked import (
     NAME_FIELD,
     check_linked_write,
@@ -39,6 +30,15 @@ from ..repository.linked import (
 )
 from ..repository.posts import WriteContext
 from ..routes import accepts
+from ..rules.permissions import (
+    can_create,
+    can_delete,
+    can_edit,
+    can_read,
+    may_write_as,
+    may_write_method,
+    record_methods,
+)
 from ..schemas.linked import (
     LinkedArchiveArgs,
     LinkedReadArgs,

@@ -15,13 +15,11 @@ import typing as t
 from marshmallow import Schema
 
 from ..errors import ParamErrors, RestError
-from ..markup import TERM_FIELDS, written_fields
 from ..models import Term, User
-from ..permissions import can_manage_terms
-from ..queries.term_archive import term_count, term_page
-from ..queries.term_filters import reference_errors, resolve_term_listing
-from ..queries.terms import category_ancestry, term_by_id
-from ..queries.translations import load_translations
+from ..queries.filters.term_filters import reference_errors, resolve_term_listing
+from ..queries.lists.term_archive import term_count, term_page
+from ..queries.lookups.terms import category_ancestry, term_by_id
+from ..queries.lookups.translations import load_translations
 from ..repository.terms import (
     create_term,
     delete_term,
@@ -32,11 +30,13 @@ from ..repository.terms import (
 )
 from ..repository.translations import translation_root
 from ..routes import accepts
+from ..rules.markup import TERM_FIELDS, written_fields
+from ..rules.permissions import can_manage_terms
 from ..schemas import terms as term_args
-from ..taxonomies import CATEGORIES, TAGS, Taxonomy
 from ..wire.pages import Pager
 from ..wire.reply import Reply
 from ..wire.term_objects import core_links, single_term_object, term_object
+from ..wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
 from .base import Call, Resource
 
 

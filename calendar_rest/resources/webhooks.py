@@ -13,8 +13,7 @@ from urllib.parse import urlsplit
 
 from ..errors import ParamErrors, RestError
 from ..models import User, WebhookSubscription
-from ..permissions import has_cap
-from ..queries.webhooks import (
+from ..queries.lookups.webhooks import (
     attempt_count,
     attempt_page,
     subscription_by_id,
@@ -24,8 +23,9 @@ from ..queries.webhooks import (
 )
 from ..repository.webhooks import create_subscription, delete_subscription, update_subscription
 from ..routes import Route, accepts
+from ..rules.permissions import has_cap
+from ..rules.ssrf import host_allowed
 from ..schemas import webhooks as webhook_args
-from ..ssrf import host_allowed
 from ..wire.pages import Pager
 from ..wire.reply import Reply
 from ..wire.webhooks import array_page, attempt_data, subscription_data

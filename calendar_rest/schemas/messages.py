@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as t
 
-from ..messages import N_ as N_  # re-exported: the schemas mark their texts with it
+from ..i18n.messages import N_ as N_  # re-exported: the schemas mark their texts with it
 
 PARAM_MESSAGES: dict[str, str] = {
     "invalid": N_("Invalid parameter."),

@@ -8,7 +8,7 @@ import typing as t
 from ..dates import format_datetime, from_utc
 from ..queries.loaded import FEED_COLLECTIONS, FeedEntry
 from ..settings import DEFAULT_LANGUAGE
-from ..urls import Urls
+from ..wordpress.urls import Urls
 
 
 def change_entry(

@@ -9,13 +9,13 @@ import typing as t
 
 import orjson
 
-from ..cost import FREE_LABEL, CostInfo, cost_representation
 from ..dates import date_details, format_datetime, iso8601, resolve_timezone, timezone_abbr
 from ..models import Attachment, Event, Organizer, Term, Venue
 from ..queries.loaded import Related
-from ..taxonomies import taxonomy_of
-from ..text import wpautop
-from ..urls import Urls
+from ..wordpress.cost import FREE_LABEL, CostInfo, cost_representation
+from ..wordpress.taxonomies import taxonomy_of
+from ..wordpress.text import wpautop
+from ..wordpress.urls import Urls
 from .images import image_data
 from .json_ld import event_json_ld, organizer_json_ld, venue_json_ld
 from .kept import kept_event, row_of

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typing as t
 
-from ..php_params import php_params
+from ..wordpress.php_params import php_params
 
 #: a requested path as a tree: True keeps the whole value, a dict keeps some members
 Wanted = dict[str, "Wanted | bool"]

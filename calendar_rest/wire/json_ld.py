@@ -6,7 +6,7 @@ from __future__ import annotations
 import typing as t
 
 from ..models import Attachment, Event, Organizer, Venue
-from ..text import json_ld_escape, wpautop
+from ..wordpress.text import json_ld_escape, wpautop
 
 
 def _thing(

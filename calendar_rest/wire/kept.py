@@ -16,7 +16,7 @@ import typing as t
 import orjson
 import peewee as pw
 
-from ..memo import Memo
+from ..caching.memo import Memo
 
 #: what the memo of linked records may hold, in bytes of JSON counted twice (each key
 #: holds the record's row, about as large as its representation): a venue's

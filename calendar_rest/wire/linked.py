@@ -13,8 +13,8 @@ import typing as t
 from ..dates import format_datetime
 from ..models import Attachment, Organizer, PostModel, Venue, model_of
 from ..queries.loaded import Translations
-from ..text import wpautop
-from ..urls import Urls
+from ..wordpress.text import wpautop
+from ..wordpress.urls import Urls
 from .images import image_data
 from .json_ld import organizer_json_ld, venue_json_ld
 from .kept import kept, row_of

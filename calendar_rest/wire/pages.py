@@ -15,7 +15,7 @@ import math
 import typing as t
 
 from ..settings import Settings
-from ..urls import Urls
+from ..wordpress.urls import Urls
 from .reply import Reply
 
 #: ``Link`` relation of each page link

@@ -14,8 +14,8 @@ import typing as t
 
 from ..models import Term
 from ..queries.loaded import Translations
-from ..taxonomies import taxonomy_of
-from ..urls import Urls
+from ..wordpress.taxonomies import taxonomy_of
+from ..wordpress.urls import Urls
 from .languages import add_language
 from .terms import term_urls
 

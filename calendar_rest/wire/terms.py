@@ -6,8 +6,8 @@ import typing as t
 
 from ..models import Term
 from ..queries.loaded import Translations
-from ..taxonomies import taxonomy_of
-from ..urls import Urls
+from ..wordpress.taxonomies import taxonomy_of
+from ..wordpress.urls import Urls
 from .kept import kept, row_of
 from .languages import add_language
 

@@ -8,7 +8,7 @@ import typing as t
 
 import orjson
 
-from ..urls import Urls
+from ..wordpress.urls import Urls
 from .pages import Pager, list_headers
 from .reply import Reply
 

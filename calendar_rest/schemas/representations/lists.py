@@ -7,11 +7,7 @@ import typing as t
 from marshmallow import Schema, fields
 
 from ..messages import N_
-from .base import (
-    Representation,
-    integer,
-    text,
-)
+from .base import Representation, integer, text
 from .events import Event
 from .linked import Organizer, Venue
 from .terms import Term

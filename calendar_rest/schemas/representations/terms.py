@@ -6,14 +6,7 @@ from __future__ import annotations
 from marshmallow import fields
 
 from ..messages import N_
-from .base import (
-    Representation,
-    integer,
-    language,
-    term_urls,
-    text,
-    translations,
-)
+from .base import Representation, integer, language, term_urls, text, translations
 
 
 class Term(Representation):
