@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calendar_rest import create_app
 from calendar_rest.app import Application  # noqa: E402
 from calendar_rest.db import connect_database, login_store  # noqa: E402
-from calendar_rest.edge import dispatch  # noqa: E402
+from calendar_rest.edge import writes as write_pipeline  # noqa: E402
 from calendar_rest.edge.auth import basic_header  # noqa: E402
 from calendar_rest.models import MODELS, ROLES, User, bind_models  # noqa: E402
 from calendar_rest.queries.lists.counts import CountCache  # noqa: E402
@@ -287,7 +287,7 @@ def sql_statements(app: Application, monkeypatch: pytest.MonkeyPatch) -> list[st
     """Every SQL statement the app's database runs from now on (clear it between
     requests); the no-N+1 tests compare its length across page sizes, so list totals
     are counted on every request (``kept_totals`` spies on the kept ones)."""
-    monkeypatch.setattr(app.dispatcher, "counts", CountCache(max_entries=0))
+    monkeypatch.setattr(app.dispatcher.calls, "counts", CountCache(max_entries=0))
     return _spy_on_statements(app, monkeypatch)
 
 
@@ -339,7 +339,7 @@ def write_scopes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """One item per request that opened a write transaction (took the write lock) from
     now on: a refusal "before any lock" leaves it empty."""
     opened: list[str] = []
-    original = dispatch.request_scope
+    original = write_pipeline.request_scope
 
     @contextlib.contextmanager
     def spied(database: t.Any, *, write: bool) -> t.Iterator[None]:
@@ -348,5 +348,5 @@ def write_scopes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         with original(database, write=write):
             yield
 
-    monkeypatch.setattr(dispatch, "request_scope", spied)
+    monkeypatch.setattr(write_pipeline, "request_scope", spied)
     return opened

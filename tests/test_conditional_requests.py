@@ -295,7 +295,7 @@ def test_304_from_the_cache_for_an_authenticated_caller(
     def refuse(*_: t.Any) -> t.NoReturn:
         raise AssertionError("the responder ran: not answered from the cache")
 
-    monkeypatch.setattr(app.dispatcher, "render", refuse)
+    monkeypatch.setattr(app.dispatcher.calls, "render", refuse)
     assert_not_modified(api.get(path, ADMIN, headers={"If-None-Match": tag}), tag, dated=True)
     again = api.get(path, ADMIN, headers={"If-None-Match": '"stale"'})
     assert again.status_code == 200 and again.headers["ETag"] == tag

@@ -161,8 +161,8 @@ def test_a_reads_query_string_is_validated_once_and_each_request_gets_its_own_co
     pairs = [("tags", "jazz"), ("categories", "music"), ("per_page", "5")]
     request = t.cast(t.Any, Namespace(method="GET", args=MultiDict(pairs)))
     request.environ = {"QUERY_STRING": "tags=jazz&categories=music&per_page=5"}
-    params, arguments = dispatcher.parameters(request, target)
+    params, arguments = dispatcher.calls.parameters(request, target)
     arguments.valid["tags"].append("changed")
     params["tags"] = "changed"
-    again_params, again = dispatcher.parameters(request, target)
+    again_params, again = dispatcher.calls.parameters(request, target)
     assert again.valid["tags"] == ["jazz"] and again_params["tags"] != "changed"

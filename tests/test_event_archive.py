@@ -967,7 +967,7 @@ def test_a_single_event_is_read_with_its_venue_and_revision_in_one_statement(
     # the same body: written in the second the event was last modified (the wall clock
     # may have moved on since, which would change ``modified``)
     written = dt.datetime.fromisoformat(body["modified_utc"]).replace(tzinfo=dt.timezone.utc)
-    monkeypatch.setattr(api.app.dispatcher, "clock", ManualClock(written))
+    monkeypatch.setattr(api.app.dispatcher.calls, "clock", ManualClock(written))
     api.post(f"/events/{event_id}", "administrator", json={"title": "Linked"})
     second = api.get(f"/events/{event_id}")
     assert second.get_data() == first.get_data()

@@ -30,7 +30,7 @@ from calendar_rest.app import Application
 from calendar_rest.cli.series import roll_forward
 from calendar_rest.clock import ManualClock
 from calendar_rest.db import UPDATE_BATCH
-from calendar_rest.edge import dispatch
+from calendar_rest.edge import writes as write_pipeline
 from calendar_rest.models import bind_models
 from calendar_rest.schemas.events import MAX_SERIES_LINKS, MAX_SERIES_TEXT
 
@@ -59,7 +59,7 @@ class Writes:
         self.held: list[Held] = []
         self.counting = False
         self.statements = 0
-        original_scope = dispatch.request_scope
+        original_scope = write_pipeline.request_scope
         original_execute = app.database.execute_sql
 
         @contextlib.contextmanager
@@ -76,7 +76,7 @@ class Writes:
             self.statements += 1
             return original_execute(sql, *args, **kwargs)
 
-        monkeypatch.setattr(dispatch, "request_scope", timed)
+        monkeypatch.setattr(write_pipeline, "request_scope", timed)
         monkeypatch.setattr(app.database, "execute_sql", counted)
 
     @contextlib.contextmanager

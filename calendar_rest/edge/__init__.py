@@ -1,1 +1,30 @@
-"""(guide to write)"""
+"""The HTTP edge: everything between the WSGI callable (``app.py``) and the resources.
+
+A request is matched to its route once, its caller authenticated once, its
+parameters validated once, and its answer serialised once, with the headers WordPress
+and HTTP caching ask for. ``dispatch`` is the pipeline and the only entry; a read
+goes on through ``reads``, a write through ``writes``, both through ``calls``; the
+other modules are the mechanisms they use (import-linter keeps that order).
+
+- ``dispatch`` — :class:`Dispatcher`: body limit, route match, ``OPTIONS``,
+  authentication, the choice of read or write, every error as a WordPress JSON answer.
+- ``writes`` — the write pipeline: checks without a lock, the transaction and its
+  retries, the preconditions of a conditional write, the tagged answer.
+- ``reads`` — the read pipeline: the response cache, the responder, 304s; and what a
+  caller would GET now, which a write is compared with and answers with.
+- ``calls`` — the steps both share: the route-level permission, the parameters merged
+  and validated into a ``Call``, the reply rendered, ``Allow`` and the discovery link.
+- ``targets`` — the route table bound to resource instances: a ``Target`` per route
+  and method.
+- ``tagging`` — which record a reply shows, and the ``ETag``/``Last-Modified`` of a 200.
+- ``http`` — the request and the response the WordPress way: merged parameters,
+  language roots, links that follow the mount point.
+- ``auth`` — HTTP Basic with application passwords, under the failed-login throttle.
+- ``cache`` — the response cache, correct across processes (keyed by write generation).
+- ``conditional`` — validators and preconditions (``If-None-Match``, ``If-Match``, 304,
+  412).
+- ``outbox`` — the webhook outbox, filled inside each write's own transaction.
+- ``replicas`` — which PostgreSQL server (primary or a read replica) a read runs on.
+- ``cors`` — cross-origin requests: which origins may read and write.
+- ``answer`` — the app's response type: status, headers and body, known at once.
+"""

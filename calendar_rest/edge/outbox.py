@@ -47,7 +47,7 @@ class EventBodies(t.Protocol):
 
 
 class Renderer(t.Protocol):
-    """What the outbox needs of a route's bound target (``dispatch.Target``)."""
+    """What the outbox needs of a route's bound target (``targets.Target``)."""
 
     @property
     def schema(self) -> Schema: ...

@@ -69,7 +69,7 @@ def free_slug(
 
     Writers choosing from one base queue (``record_locks.lock_slug_base``); where two
     still collide, the unique index refuses the later insert and the request is
-    replayed whole (``dispatch``), which reads the slug as taken.
+    replayed whole (``edge.writes``), which reads the slug as taken.
     """
     lock_slug_base(model, base)
     return first_free(base, taken_slugs(model, base, exclude_id) | set(chosen))

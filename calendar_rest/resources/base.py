@@ -37,7 +37,7 @@ METHOD_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
 class ReadyToWrite(Exception):
-    """Raised by :meth:`Call.begin_write` while a write's checks run (see ``dispatch``):
+    """Raised by :meth:`Call.begin_write` while a write's checks run (see ``edge.writes``):
     every check passed, and the write itself is due."""
 
 
