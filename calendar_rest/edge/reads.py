@@ -8,6 +8,7 @@ the tag of what a GET shows right after it (:meth:`Reads.shown`).
 
 from __future__ import annotations
 
+import dataclasses
 import typing as t
 
 from ..errors import RestError
@@ -28,20 +29,15 @@ from .targets import Target
 Shown = tuple[bytes, Record | None]
 
 
+@dataclasses.dataclass(eq=False)
 class Reads:
     """Answers reads, and renders the GET a write is compared with or answers with."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        calls: Calls,
-        targets: t.Mapping[tuple[str, str], Target],
-        cache: ReadCache | None,
-    ) -> None:
-        self.settings = settings
-        self.calls = calls
-        self.targets = targets
-        self.cache = cache
+    settings: Settings
+    calls: Calls
+    #: every route's GET is looked up here (``render_get``)
+    targets: t.Mapping[tuple[str, str], Target]
+    cache: ReadCache | None
 
     def read(self, request: Request, target: Target, values: Values, user: User | None) -> Answer:
         """A read, answered from the response cache while no write happened since, and

@@ -17,6 +17,7 @@ record's lock. Its answer carries the ``ETag`` of what that GET shows right afte
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import typing as t
@@ -44,22 +45,17 @@ log = logging.getLogger("calendar_rest")
 WRITE_ATTEMPTS = 5
 
 
+@dataclasses.dataclass(eq=False)
 class Writes:
     """Runs writes: their checks, then their transaction, and tags their answers."""
 
-    def __init__(
-        self,
-        database: peewee.Database,
-        calls: Calls,
-        reads: Reads,
-        outbox: Outbox,
-        routes_by_key: t.Mapping[str, Route],
-    ) -> None:
-        self.database = database
-        self.calls = calls
-        self.reads = reads
-        self.outbox = outbox
-        self.routes_by_key = routes_by_key
+    database: peewee.Database
+    calls: Calls
+    #: what a caller would GET: a conditional write's comparison, and its answer's tag
+    reads: Reads
+    outbox: Outbox
+    #: a created record's item route (``shown_at``)
+    routes_by_key: t.Mapping[str, Route]
 
     def write(self, request: Request, target: Target, values: Values, user: User | None) -> Answer:
         """Steps 4 to 6 of a write: checks without a lock, then the write; the
