@@ -16,9 +16,11 @@ import sys
 import typing as t
 
 import peewee
+from marshmallow import ValidationError
 
 from ..clock import Clock
 from ..db import write_transaction
+from ..errors import InvalidParams
 from ..i18n.catalogs import Translate
 from ..i18n.messages import N_
 from ..models import User
@@ -27,6 +29,7 @@ from ..repository.posts import WriteContext
 from ..repository.record_locks import R, relocked
 from ..repository.series import SeriesLimits
 from ..rules.markup import Markup, as_written_by
+from ..schemas import MissingParams
 
 #: the statuses ``--status`` accepts (``calendar.md`` §5)
 IMPORT_STATUSES = ("publish", "draft", "pending", "private")
@@ -201,5 +204,26 @@ class Tally:
     skipped: int = 0
     failed: int = 0
 
+    def count(self, outcome: str) -> None:
+        """One record's outcome: the kind it was created as, ``updated`` or ``unchanged``."""
+        if outcome in self.created:
+            self.created[outcome] += 1
+        elif outcome == "updated":
+            self.updated += 1
+        else:
+            self.unchanged += 1
+
     def created_text(self, _: Translate, kinds: t.Sequence[str]) -> str:
         return ", ".join(_(KIND_LABELS[kind]) % {"count": self.created[kind]} for kind in kinds)
+
+
+def refused_params(exc: Exception) -> str:
+    """The names of the parameters an API validation refused (else the error's text),
+    for the line that reports a skipped or failed record."""
+    if isinstance(exc, InvalidParams):
+        return ", ".join(exc.errors.messages)
+    if isinstance(exc, MissingParams):
+        return ", ".join(exc.names)
+    if isinstance(exc, ValidationError) and isinstance(exc.messages, dict):
+        return ", ".join(str(key) for key in exc.messages)
+    return str(exc)
