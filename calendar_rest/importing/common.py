@@ -1,5 +1,6 @@
 """What both importers share: the operator's write context, batched transactions that
-take a change-log position, progress on stderr and the records' counts.
+take a change-log position, progress on stderr, the records' counts and the names a
+refused write reports.
 
 Imports write through the API's own validation and write functions (``schemas``,
 ``repository``), so slugs, UTC times, term counts, the search index and the change
