@@ -1,6 +1,6 @@
 """What both importers share: the operator's write context, batched transactions that
-take a change-log position, progress on stderr, the records' counts and the names a
-refused write reports.
+take a change-log position, progress on stderr, the records' counts, the names a
+refused write reports, and the run (``Importer``) that holds them.
 
 Imports write through the API's own validation and write functions (``schemas``,
 ``repository``), so slugs, UTC times, term counts, the search index and the change
@@ -228,3 +228,27 @@ def refused_params(exc: Exception) -> str:
     if isinstance(exc, ValidationError) and isinstance(exc.messages, dict):
         return ", ".join(str(key) for key in exc.messages)
     return str(exc)
+
+
+@dataclasses.dataclass
+class Importer:
+    """One run of an importer: the database it writes, the operator's choices, where
+    its progress goes, the language of its messages and what it did."""
+
+    database: peewee.Database
+    options: ImportOptions
+    progress: Progress
+    _: Translate
+    tally: Tally = dataclasses.field(default_factory=Tally, kw_only=True)
+
+    @contextlib.contextmanager
+    def batched(self, size: int, *, dry_run: bool) -> t.Iterator[Batches]:
+        """The run's units of work in batches of ``size``: the last batch committed
+        when the run ends, the open one rolled back when it fails."""
+        batches = Batches(self.database, size, dry_run)
+        try:
+            yield batches
+            batches.flush()
+        except BaseException:
+            batches.abort()
+            raise

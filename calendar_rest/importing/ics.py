@@ -15,11 +15,9 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
-import peewee
 from marshmallow import ValidationError
 
 from ..errors import RestError
-from ..i18n.catalogs import Translate
 from ..i18n.messages import N_
 from ..models import Event
 from ..queries.lookups import imports as match
@@ -35,16 +33,7 @@ from ..repository.series_values import base_of, exceptions_of, lines_of
 from ..rules.markup import EVENT_FIELDS, written_fields
 from ..schemas import EventCreateArgs, EventWriteArgs, MissingParams, TooManyItems, validate
 from ..wordpress.taxonomies import CATEGORIES
-from .common import (
-    Batches,
-    ImportOptions,
-    Progress,
-    Tally,
-    locked,
-    operator,
-    refused_params,
-    write_context,
-)
+from .common import Batches, Importer, Tally, locked, operator, refused_params, write_context
 from .ics_linked import LinkedRecords
 from .ics_mapping import NO_TITLE, FileZones, IcsEvent, Skip, file_zones, map_event
 from .ics_reader import CalendarFile, RawComponent
@@ -77,14 +66,9 @@ class Unit:
 
 
 @dataclasses.dataclass
-class IcsImport:
+class IcsImport(Importer):
     """One run over one parsed file; ``tally`` is what the summary prints."""
 
-    database: peewee.Database
-    options: ImportOptions
-    progress: Progress
-    _: Translate
-    tally: Tally = dataclasses.field(default_factory=Tally)
     _done: int = 0
     _total: int = 0
 
@@ -97,14 +81,10 @@ class IcsImport:
         events = [c for c in calendar.components if c.name == "VEVENT"]
         self._total = len(events)
         units = self._units(events, zones)
-        batches = Batches(self.database, BATCH, self.options.dry_run)
         try:
-            for unit in units:
-                self._unit(unit, batches)
-            batches.flush()
-        except BaseException:
-            batches.abort()
-            raise
+            with self.batched(BATCH, dry_run=self.options.dry_run) as batches:
+                for unit in units:
+                    self._unit(unit, batches)
         finally:
             self.progress.end()
         return self.tally

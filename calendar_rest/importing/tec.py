@@ -14,12 +14,10 @@ import dataclasses
 import functools
 import typing as t
 
-import peewee
 from marshmallow import ValidationError
 
 from ..dates import parse_datetime, resolve_timezone
 from ..errors import RestError
-from ..i18n.catalogs import Translate
 from ..i18n.messages import N_
 from ..models import Event, Organizer, Venue
 from ..queries.lookups import imports as match
@@ -39,24 +37,14 @@ from ..schemas import (
     validate,
 )
 from ..wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
-from .common import (
-    Batches,
-    ImportOptions,
-    Progress,
-    Tally,
-    locked,
-    operator,
-    refused_params,
-    write_context,
-)
+from .common import Batches, Importer, Tally, locked, operator, refused_params, write_context
 from .ics_series import holds, occurrence_values
-from .tec_client import Namespace, SourceUnusable, TecClient
+from .tec_client import Namespace, SourceUnusable, TecClient, as_int
 from .tec_differences import changed_fields
 from .tec_mapping import (
     Failed,
     Ids,
     add_embedded,
-    as_int,
     event_args,
     linked_args,
     parents_first,
@@ -78,15 +66,10 @@ KIND = {Venue: "venues", Organizer: "organizers", Event: "events"}
 
 
 @dataclasses.dataclass
-class TecImport:
+class TecImport(Importer):
     """One copy of one source into the database."""
 
-    database: peewee.Database
-    options: ImportOptions
-    progress: Progress
-    _: Translate
     client: TecClient
-    tally: Tally = dataclasses.field(default_factory=Tally)
     #: per kind, source id → target id
     ids: Ids = dataclasses.field(default_factory=dict)
     #: masters of series created by this run (their occurrences count as created)
@@ -101,8 +84,7 @@ class TecImport:
         events = self._read("events", EVENT_RANGE)
         add_embedded(events, "venue", venues)
         add_embedded(events, "organizer", organizers)
-        batches = Batches(self.database, BATCH, dry_run=False)
-        try:
+        with self.batched(BATCH, dry_run=False) as batches:
             self._terms(CATEGORIES, parents_first(categories), batches)
             self._terms(TAGS, tags, batches)
             for model, records in ((Venue, venues), (Organizer, organizers)):
@@ -120,10 +102,6 @@ class TecImport:
             )
             for record in occurrences:  # after every master: matched in the copied series
                 self._each(batches, record, copy_occurrence)
-            batches.flush()
-        except BaseException:
-            batches.abort()
-            raise
         return self.tally
 
     # -- reading ----------------------------------------------------------------------

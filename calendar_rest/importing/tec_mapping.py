@@ -14,7 +14,7 @@ from ..models import Organizer, Venue
 from ..rules.markup import Markup
 from ..wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
 from .common import ImportOptions, filtered
-from .tec_client import Namespace
+from .tec_client import Namespace, as_int
 
 VENUE_TEXT = ("address", "city", "country", "province", "state", "zip", "phone", "website")
 ORGANIZER_TEXT = ("email", "phone", "website")
@@ -192,11 +192,3 @@ def parents_first(terms: list[dict[str, t.Any]]) -> list[dict[str, t.Any]]:
     for term in terms:
         place(term)
     return ordered
-
-
-def as_int(value: t.Any) -> int | None:
-    """An id from the source's JSON (None: not one)."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
