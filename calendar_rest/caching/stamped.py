@@ -10,37 +10,25 @@ writes since.
 
 from __future__ import annotations
 
-import threading
 import typing as t
 
-from .lru import WeightedLRU
+from .lru import TaggedLRU
 
 K = t.TypeVar("K", bound=t.Hashable)
 V = t.TypeVar("V")
 
 
-class StampedLRU(t.Generic[K, V]):
-    """At most ``max_entries`` values, and at most ``max_weight`` of their summed
-    ``weigh`` (none by default); the least recently used go first (``lru.py``)."""
-
-    def __init__(
-        self,
-        max_entries: int,
-        max_weight: int | None = None,
-        weigh: t.Callable[[V], int] | None = None,
-    ) -> None:
-        self._entries: WeightedLRU[K, tuple[int, V]] = WeightedLRU(
-            max_entries, max_weight, (lambda entry: weigh(entry[1])) if weigh else None
-        )
-        self._lock = threading.Lock()
+class StampedLRU(TaggedLRU[K, int, V]):
+    """Bounded as :class:`~.lru.TaggedLRU` is; each value tagged with the write
+    generation it was computed at."""
 
     def get(self, key: K, generation: int) -> V | None:
         with self._lock:
-            entry = self._entries.get(key)
+            entry = self._get(key)
             if entry is None:
                 return None
             if entry[0] != generation:
-                self._entries.pop(key)
+                self._pop(key)
                 return None
             return entry[1]
 
@@ -48,16 +36,13 @@ class StampedLRU(t.Generic[K, V]):
         """The value kept under ``key`` with its generation, whatever that is (for a
         value that can catch up on the writes since, as list totals do)."""
         with self._lock:
-            return self._entries.get(key)
+            return self._get(key)
 
     def put(self, key: K, generation: int, value: V) -> None:
         with self._lock:
-            self._entries.put(key, (generation, value))
+            self._put(key, (generation, value))
 
     def values(self) -> list[V]:
         """The kept values, whatever their generation."""
         with self._lock:
-            return [value for _, value in self._entries.values()]
-
-    def __len__(self) -> int:
-        return len(self._entries)
+            return self._values()

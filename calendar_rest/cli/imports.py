@@ -33,6 +33,8 @@ ICS_SUMMARY = N_(
 TEC_SUMMARY = N_(
     "created %(created)s; updated %(updated)d; unchanged %(unchanged)d; failed %(failed)d"
 )
+ICS_KINDS = ("events", "venues", "organizers", "categories")
+TEC_KINDS = (*ICS_KINDS, "tags")
 
 
 def add_commands(commands: t.Any, _: Translate) -> None:
@@ -74,9 +76,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings, _: Translate) -> in
                 author = _author(args.author)
                 if args.author and author is None:
                     return _fail(_, _("unknown user “%(name)s”") % {"name": args.author})
-                if args.from_tec:
-                    return _from_tec(args, settings, author, database, _)
-                return _from_file(args, settings, author, database, _)
+                run = _from_tec if args.from_tec else _from_file
+                return run(args, database, _options(args, settings, author), _)
     except peewee.PeeweeException as exc:
         return _fail(_, _("database error: %(message)s") % {"message": exc})
 
@@ -101,11 +102,7 @@ def _options(args: argparse.Namespace, settings: Settings, author: User | None) 
 
 
 def _from_file(
-    args: argparse.Namespace,
-    settings: Settings,
-    author: User | None,
-    database: peewee.Database,
-    _: Translate,
+    args: argparse.Namespace, database: peewee.Database, options: t.Any, _: Translate
 ) -> int:
     from ..importing.common import Progress
     from ..importing.ics import IcsImport
@@ -120,28 +117,12 @@ def _from_file(
         calendar = read_calendar(text)
     except NotICalendar:
         return _fail(_, _("%(file)s is not an iCalendar file") % {"file": args.file})
-    options = _options(args, settings, author)
-    progress = Progress(_, options.quiet)
-    tally = IcsImport(database, options, progress, _).run(calendar)
-    created = tally.created_text(_, ("events", "venues", "organizers", "categories"))
-    print(
-        _(ICS_SUMMARY)
-        % {
-            "created": created,
-            "updated": tally.updated,
-            "unchanged": tally.unchanged,
-            "skipped": tally.skipped,
-        }
-    )
-    return 1 if tally.skipped else 0
+    tally = IcsImport(database, options, Progress(_, options.quiet), _).run(calendar)
+    return _summary(_, ICS_SUMMARY, tally, ICS_KINDS, skipped=tally.skipped)
 
 
 def _from_tec(
-    args: argparse.Namespace,
-    settings: Settings,
-    author: User | None,
-    database: peewee.Database,
-    _: Translate,
+    args: argparse.Namespace, database: peewee.Database, options: t.Any, _: Translate
 ) -> int:
     from ..importing.common import Progress
     from ..importing.tec import SourceUnusable, TecImport
@@ -149,25 +130,23 @@ def _from_tec(
 
     if args.dry_run:
         return _usage(args, _, _("--dry-run applies to FILE.ics only"))
-    options = _options(args, settings, author)
-    progress = Progress(_, options.quiet)
     credentials = (args.user, args.password) if args.user else None
     try:
         with TecClient(args.from_tec, credentials) as client:
-            tally = TecImport(database, options, progress, _, client).run()
+            tally = TecImport(database, options, Progress(_, options.quiet), _, client).run()
     except SourceUnusable as exc:
         return _fail(_, exc.render(_))
-    created = tally.created_text(_, ("events", "venues", "organizers", "categories", "tags"))
-    print(
-        _(TEC_SUMMARY)
-        % {
-            "created": created,
-            "updated": tally.updated,
-            "unchanged": tally.unchanged,
-            "failed": tally.failed,
-        }
-    )
-    return 1 if tally.failed else 0
+    return _summary(_, TEC_SUMMARY, tally, TEC_KINDS, failed=tally.failed)
+
+
+def _summary(
+    _: Translate, summary: str, tally: t.Any, kinds: t.Sequence[str], **trouble: int
+) -> int:
+    """Print the summary line; the exit status is 1 when ``trouble`` counts any record
+    (the ``.ics`` components skipped, the TEC records failed)."""
+    counts = {"updated": tally.updated, "unchanged": tally.unchanged, **trouble}
+    print(_(summary) % {"created": tally.created_text(_, kinds), **counts})
+    return 1 if any(trouble.values()) else 0
 
 
 def _usage(args: argparse.Namespace, _: Translate, message: str) -> int:

@@ -1,5 +1,6 @@
 """What both importers share: the operator's write context, batched transactions that
-take a change-log position, progress on stderr and the records' counts.
+take a change-log position, progress on stderr, the records' counts, the names a
+refused write reports, and the run (``Importer``) that holds them.
 
 Imports write through the API's own validation and write functions (``schemas``,
 ``repository``), so slugs, UTC times, term counts, the search index and the change
@@ -16,9 +17,11 @@ import sys
 import typing as t
 
 import peewee
+from marshmallow import ValidationError
 
 from ..clock import Clock
 from ..db import write_transaction
+from ..errors import InvalidParams
 from ..i18n.catalogs import Translate
 from ..i18n.messages import N_
 from ..models import User
@@ -27,6 +30,7 @@ from ..repository.posts import WriteContext
 from ..repository.record_locks import R, relocked
 from ..repository.series import SeriesLimits
 from ..rules.markup import Markup, as_written_by
+from ..schemas import MissingParams
 
 #: the statuses ``--status`` accepts (``calendar.md`` §5)
 IMPORT_STATUSES = ("publish", "draft", "pending", "private")
@@ -201,5 +205,50 @@ class Tally:
     skipped: int = 0
     failed: int = 0
 
+    def count(self, outcome: str) -> None:
+        """One record's outcome: the kind it was created as, ``updated`` or ``unchanged``."""
+        if outcome in self.created:
+            self.created[outcome] += 1
+        elif outcome == "updated":
+            self.updated += 1
+        else:
+            self.unchanged += 1
+
     def created_text(self, _: Translate, kinds: t.Sequence[str]) -> str:
         return ", ".join(_(KIND_LABELS[kind]) % {"count": self.created[kind]} for kind in kinds)
+
+
+def refused_params(exc: Exception) -> str:
+    """The names of the parameters an API validation refused (else the error's text),
+    for the line that reports a skipped or failed record."""
+    if isinstance(exc, InvalidParams):
+        return ", ".join(exc.errors.messages)
+    if isinstance(exc, MissingParams):
+        return ", ".join(exc.names)
+    if isinstance(exc, ValidationError) and isinstance(exc.messages, dict):
+        return ", ".join(str(key) for key in exc.messages)
+    return str(exc)
+
+
+@dataclasses.dataclass
+class Importer:
+    """One run of an importer: the database it writes, the operator's choices, where
+    its progress goes, the language of its messages and what it did."""
+
+    database: peewee.Database
+    options: ImportOptions
+    progress: Progress
+    _: Translate
+    tally: Tally = dataclasses.field(default_factory=Tally, kw_only=True)
+
+    @contextlib.contextmanager
+    def batched(self, size: int, *, dry_run: bool) -> t.Iterator[Batches]:
+        """The run's units of work in batches of ``size``: the last batch committed
+        when the run ends, the open one rolled back when it fails."""
+        batches = Batches(self.database, size, dry_run)
+        try:
+            yield batches
+            batches.flush()
+        except BaseException:
+            batches.abort()
+            raise

@@ -5,9 +5,9 @@ stored record is not written. A component with ``RRULE``/``RDATE``/``EXDATE`` be
 a series, and the ``RECURRENCE-ID`` components of its UID exceptions of it
 (``ics_series``), written with the series' own entry points (``series_edits``).
 Venues, organizers and categories are matched as the spec's table says and created
-only when missing. Every write goes through the API's validation (``schemas``) and
-write functions (``repository``), so it is recorded in the change log and indexed like
-an API write.
+only when missing (``ics_linked``). Every write goes through the API's validation
+(``schemas``) and write functions (``repository``), so it is recorded in the change
+log and indexed like an API write.
 """
 
 from __future__ import annotations
@@ -15,17 +15,14 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
-import peewee
 from marshmallow import ValidationError
 
-from ..errors import InvalidParams, RestError
-from ..i18n.catalogs import Translate
+from ..errors import RestError
 from ..i18n.messages import N_
-from ..models import Event, Organizer, Venue
+from ..models import Event
 from ..queries.lookups import imports as match
 from ..queries.lookups.series import series_rows
 from ..repository.events import check_event_write
-from ..repository.linked import check_linked_write, create_linked, update_linked
 from ..repository.series_edits import (
     apply_exception,
     delete_event_write,
@@ -33,28 +30,11 @@ from ..repository.series_edits import (
     save_event_write,
 )
 from ..repository.series_values import base_of, exceptions_of, lines_of
-from ..repository.terms import create_term
-from ..rules.markup import EVENT_FIELDS, Markup, written_fields
-from ..schemas import (
-    EventCreateArgs,
-    EventWriteArgs,
-    MissingParams,
-    OrganizerCreateArgs,
-    TooManyItems,
-    VenueCreateArgs,
-    validate,
-)
+from ..rules.markup import EVENT_FIELDS, written_fields
+from ..schemas import EventCreateArgs, EventWriteArgs, MissingParams, TooManyItems, validate
 from ..wordpress.taxonomies import CATEGORIES
-from .common import (
-    Batches,
-    ImportOptions,
-    Progress,
-    Tally,
-    filtered,
-    locked,
-    operator,
-    write_context,
-)
+from .common import Batches, Importer, Tally, locked, operator, refused_params, write_context
+from .ics_linked import LinkedRecords
 from .ics_mapping import NO_TITLE, FileZones, IcsEvent, Skip, file_zones, map_event
 from .ics_reader import CalendarFile, RawComponent
 from .ics_series import (
@@ -86,14 +66,9 @@ class Unit:
 
 
 @dataclasses.dataclass
-class IcsImport:
+class IcsImport(Importer):
     """One run over one parsed file; ``tally`` is what the summary prints."""
 
-    database: peewee.Database
-    options: ImportOptions
-    progress: Progress
-    _: Translate
-    tally: Tally = dataclasses.field(default_factory=Tally)
     _done: int = 0
     _total: int = 0
 
@@ -106,14 +81,10 @@ class IcsImport:
         events = [c for c in calendar.components if c.name == "VEVENT"]
         self._total = len(events)
         units = self._units(events, zones)
-        batches = Batches(self.database, BATCH, self.options.dry_run)
         try:
-            for unit in units:
-                self._unit(unit, batches)
-            batches.flush()
-        except BaseException:
-            batches.abort()
-            raise
+            with self.batched(BATCH, dry_run=self.options.dry_run) as batches:
+                for unit in units:
+                    self._unit(unit, batches)
         finally:
             self.progress.end()
         return self.tally
@@ -175,7 +146,7 @@ class IcsImport:
                 if outcomes[0][1] == "unchanged":
                     outcomes[0] = (outcomes[0][0], "updated")
         for _raw, outcome in outcomes:
-            self._count(outcome)
+            self.tally.count("events" if outcome == "created" else outcome)
             self._step()
 
     def _skip_component(self, raw: RawComponent, skip: Skip) -> None:
@@ -185,14 +156,6 @@ class IcsImport:
     def _step(self) -> None:
         self._done += 1
         self.progress.show(PROGRESS, self._done, self._total)
-
-    def _count(self, outcome: str) -> None:
-        if outcome == "created":
-            self.tally.created["events"] += 1
-        elif outcome == "updated":
-            self.tally.updated += 1
-        else:
-            self.tally.unchanged += 1
 
     def _skip(self, begin: int, uid: str, skip: Skip) -> None:
         self.tally.skipped += 1
@@ -245,7 +208,7 @@ class IcsImport:
             write = check_event_write(validate(EventWriteArgs(), args), operator(), "en", existing)
             save_event_write(write, ctx, existing, limits)
         except (RestError, MissingParams, TooManyItems, ValidationError) as exc:
-            raise Skip(N_("invalid value: %(params)s"), params=_params(exc)) from None
+            raise Skip(N_("invalid value: %(params)s"), params=refused_params(exc)) from None
         return "updated"
 
     def _differs(
@@ -296,7 +259,7 @@ class IcsImport:
                 )
                 apply_exception(write, ctx, row, limits)
         except (RestError, MissingParams, TooManyItems, ValidationError) as exc:
-            raise Skip(N_("invalid value: %(params)s"), params=_params(exc)) from None
+            raise Skip(N_("invalid value: %(params)s"), params=refused_params(exc)) from None
         return "created" if created else "updated"
 
     def _reset_missing(self, unit: Unit, batches: Batches) -> bool:
@@ -340,74 +303,13 @@ class IcsImport:
         args.setdefault("website", "" if existing is not None and existing.website else None)
         if args["website"] is None:
             del args["website"]
-        venue = self._venue(event, batches)
+        linked = LinkedRecords(self.options, self.tally, batches)
+        venue = linked.venue(event)
         args["venue"] = venue.id if venue is not None else 0
-        organizer = self._organizer(event, batches)
+        organizer = linked.organizer(event)
         args["organizer"] = [organizer.id] if organizer is not None else []
-        args["categories"] = [self._category(name, batches) for name in event.categories]
+        args["categories"] = [linked.category(name) for name in event.categories]
         return args
-
-    def _venue(self, event: IcsEvent, batches: Batches) -> Venue | None:
-        """§5's LOCATION rules: the whole text, then the text before the first comma;
-        else a new venue with the address parts. GEO fills missing coordinates."""
-        text = event.location
-        if not text:
-            return None
-        parts = [part.strip() for part in text.split(",") if part.strip()]
-        name = parts[0] if parts else text
-        venue = match.venue_named(text) or match.venue_named(name)
-        if venue is not None:
-            if event.geo is not None and (venue.geo_lat is None or venue.geo_lng is None):
-                batches.writing()
-                geo = {"geo_lat": event.geo[0], "geo_lng": event.geo[1]}
-                write = check_linked_write(Venue, geo, operator(), venue.language, venue)
-                update_linked(venue, write, write_context(self.options))
-            return venue
-        args: dict[str, t.Any] = {"venue": filtered(self.options, name, Markup.INLINE)}
-        if len(parts) >= 3:
-            args["address"], args["city"] = ", ".join(parts[1:-1]), parts[-1]
-        elif len(parts) == 2:
-            args["address"] = parts[1]
-        if event.geo is not None:
-            args["geo_lat"], args["geo_lng"] = event.geo
-        self._linked_extras(args)
-        batches.writing()
-        validated = validate(VenueCreateArgs(), args)
-        write = check_linked_write(Venue, validated, operator())
-        self.tally.created["venues"] += 1
-        return create_linked(Venue, write, write_context(self.options))
-
-    def _organizer(self, event: IcsEvent, batches: Batches) -> Organizer | None:
-        if event.organizer is None:
-            return None
-        name, email = event.organizer
-        found = match.organizer_matching(email, name)
-        if found is not None:
-            return found
-        args: dict[str, t.Any] = {"organizer": filtered(self.options, name, Markup.INLINE)}
-        if email:
-            args["email"] = email
-        self._linked_extras(args)
-        batches.writing()
-        write = check_linked_write(Organizer, validate(OrganizerCreateArgs(), args), operator())
-        self.tally.created["organizers"] += 1
-        return create_linked(Organizer, write, write_context(self.options))
-
-    def _linked_extras(self, args: dict[str, t.Any]) -> None:
-        """Created linked records get ``--status`` (not private) and ``--author``."""
-        status = self.options.status
-        args["status"] = status if status in ("draft", "pending") else "publish"
-        if self.options.author is not None:
-            args["author"] = self.options.author.id
-
-    def _category(self, name: str, batches: Batches) -> int:
-        term = match.term_named(CATEGORIES, name)
-        if term is None:
-            batches.writing()
-            args = {"name": filtered(self.options, name, Markup.INLINE)}
-            term = create_term(CATEGORIES, args, "en", write_context(self.options).now)
-            self.tally.created["categories"] += 1
-        return term.id
 
 
 def _differs(event: Event, args: dict[str, t.Any]) -> bool:
@@ -431,14 +333,3 @@ def _differs(event: Event, args: dict[str, t.Any]) -> bool:
 
 def _uid_of(raw: t.Any) -> str:
     return (raw.value("UID") or "").strip()
-
-
-def _params(exc: Exception) -> str:
-    """The names of the parameters an API validation refused."""
-    if isinstance(exc, InvalidParams):
-        return ", ".join(exc.errors.messages)
-    if isinstance(exc, MissingParams):
-        return ", ".join(exc.names)
-    if isinstance(exc, ValidationError) and isinstance(exc.messages, dict):
-        return ", ".join(str(key) for key in exc.messages)
-    return str(exc)

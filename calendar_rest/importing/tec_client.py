@@ -158,12 +158,12 @@ class TecClient:
                 )  # fmt: skip
             records = body.get(collection)
             items = [item for item in records if isinstance(item, dict)] if records else []
-            total = _int(response.headers.get("X-WP-Total")) or _int(body.get("total")) or 0
+            total = as_int(response.headers.get("X-WP-Total")) or as_int(body.get("total")) or 0
             yield items, max(total, len(items))
             pages = (
-                _int(body.get("total_pages"))
-                or _int(response.headers.get("X-WP-TotalPages"))
-                or _int(response.headers.get("X-TEC-TotalPages"))
+                as_int(body.get("total_pages"))
+                or as_int(response.headers.get("X-WP-TotalPages"))
+                or as_int(response.headers.get("X-TEC-TotalPages"))
                 or 1
             )
             following = body.get("next_rest_url")
@@ -185,7 +185,8 @@ def _json(response: httpx.Response) -> t.Any:
         return None
 
 
-def _int(value: t.Any) -> int | None:
+def as_int(value: t.Any) -> int | None:
+    """An integer from the source's JSON or headers (None: not one)."""
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -194,5 +195,5 @@ def _int(value: t.Any) -> int | None:
 
 def _retry_after(response: httpx.Response) -> float | None:
     """``Retry-After`` in seconds (the delay form), capped; None when absent."""
-    seconds = _int(response.headers.get("Retry-After"))
+    seconds = as_int(response.headers.get("Retry-After"))
     return min(float(seconds), MAX_RETRY_AFTER) if seconds is not None and seconds >= 0 else None

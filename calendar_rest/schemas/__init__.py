@@ -1,11 +1,30 @@
 """Request validators, usable as a library without the web layer or a database.
 
-Only marshmallow and the standard library are imported here::
+Every route's parameters are declared here once, as marshmallow argument sets named
+after TEC's (``EventCreateArgs`` for ``Single_Event::CREATE_args``); the web layer
+validates with them and the namespace index and ``/doc`` are generated from them.
+They check shape only; whether a record exists is the web layer's business. Only
+marshmallow and the standard library are imported here::
 
     from calendar_rest.schemas import EventCreateArgs, validate
 
     args = validate(EventCreateArgs(), {"title": "Jazz", "start_date": "tomorrow 8pm",
                                         "end_date": "tomorrow 11pm"})
+
+- this module — ``validate`` (required parameters first, then every value), its errors
+  ``MissingParams`` and ``TooManyItems``, and the public names of the modules below
+- ``fields/`` — the fields that read parameters as WordPress does, by kind (numbers,
+  text, dates, lists)
+- ``messages`` — ``ParamMessage``: validation messages that stay translatable
+- ``shared`` — what the argument sets share: their base, paging, translation link,
+  event password
+- ``events`` — the event routes' argument sets (create, edit, read, archive, delete)
+- ``linked`` — the venue and organizer argument sets (also inline in an event write)
+- ``terms`` — the category and tag argument sets, built by one factory
+- ``changes`` — ``GET /changes``: the change feed's arguments
+- ``webhooks`` — the webhook subscription routes' argument sets
+- ``descriptions`` — the arguments of ``/`` and ``/doc``
+- ``representations/`` — the response bodies as schemas, for the OpenAPI document only
 """
 
 from __future__ import annotations

@@ -8,11 +8,18 @@ empty — are awkward to express as a dump). apispec turns them into
 order, with TEC's descriptions where TEC has one) followed by what our document also
 needs (embedded terms, list wrappers, errors).
 
-One module per record family (``events``, ``linked``, ``terms``), the list wrappers
-(``lists``) and the error body (``errors``), built from ``base``. Components
-referenced before they are registered (an event's venue, organizers and terms) are
-written as literal ``$ref``s, so registering ``COMPONENTS`` in order gives TEC's
-component order. Only marshmallow and the standard library are imported here.
+Components referenced before they are registered (an event's venue, organizers and
+terms) are written as literal ``$ref``s, so registering ``COMPONENTS`` in order gives
+TEC's component order. Only marshmallow and the standard library are imported here.
+
+- ``base`` — the base of every documented body and the field builders they share
+- ``events`` — the event and what it is made of (cost and date details, images)
+- ``linked`` — venues and organizers, standalone or embedded, built by one factory
+- ``terms`` — categories and tags, as their routes return them and as events embed them
+- ``lists`` — the archive page wrappers, one per record list
+- ``changes`` — the change feed's entries and page (``sync.md`` §3)
+- ``webhooks`` — webhook subscriptions and delivery attempts (``sync.md`` §4)
+- ``errors`` — WordPress's error body, as every failure answers it
 """
 
 from __future__ import annotations
