@@ -1,8 +1,8 @@
 """The lists as SQL: each filter served by an index, a page and its exact total.
 
 Built on ``lookups`` and ``sql`` (a contract puts it under ``filters`` only); used by
-``filters``, ``resources``, ``repository`` (the change log's reads) and the edge
-(record revisions for tags, the list totals).
+``filters``, ``resources``, ``repository`` (duplicate venues and organizers, the change
+log's record types) and the edge (record revisions for tags, the list totals).
 
 - ``archive`` — the events archive: every TEC filter, each one a range scan.
 - ``linked`` — venue and organizer look-ups and their archive.

@@ -3,7 +3,7 @@ Peewee's instances, and the rules that go into every WHERE.
 
 The bottom of ``queries`` above ``loaded``: it may use ``rules``, ``dates``, ``db``,
 ``models`` and ``caching``, never ``lookups``, ``lists`` or ``filters``, which are
-built on it (``resources`` use its ``Linked`` containers).
+built on it (``resources`` name its ``Statement`` and ``Linked`` types).
 
 - ``prepared`` — hot reads without Peewee's per-query SQL building.
 - ``statements`` — list statements built once per filter and reader, then run again.
