@@ -3,6 +3,39 @@
 The package root stays import-light on purpose: ``calendar_rest.schemas`` must be
 usable as a validation library without pulling in Werkzeug, Peewee or waitress, so
 ``create_app`` and ``create_schema`` are resolved lazily on first access.
+
+The map, from the entry down (ARCHITECTURE.md draws the layers; each package's own
+docstring is its guide). Packages:
+
+- ``cli/`` — the ``calendar-rest`` command, one module per command group.
+- ``serving/`` — waitress, and gunicorn's pre-fork arbiter above it.
+- ``importing/`` — importers: an ``.ics`` file, a TEC site.
+- ``delivery/`` — the webhook worker: claim, sign, send, record.
+- ``edge/`` — the HTTP edge: the request pipeline, authentication, the response
+  cache, conditional requests, CORS.
+- ``resources/`` — one class per collection; responders orchestrate.
+- ``wire/`` — loaded records turned into TEC's JSON (and iCalendar).
+- ``describe/`` — the namespace index and the OpenAPI document.
+- ``repository/`` — every write.
+- ``queries/`` — every read.
+- ``rules/`` — permissions, markup, search, coordinates, webhook addresses.
+- ``schemas/`` — the argument sets and documented representations (a library).
+- ``wordpress/`` — WordPress's conventions: PHP parameters, text, URLs, costs.
+- ``i18n/`` — error messages and the gettext catalogs.
+- ``dates/`` — dates, time zones and recurrence as TEC, PHP and RFC 5545 have them.
+- ``caching/`` — in-process caches and the write-generation watch.
+
+Modules every layer shares:
+
+- ``__main__`` — ``python -m calendar_rest`` runs the CLI.
+- ``app`` — the WSGI ``Application`` and ``create_app``.
+- ``routes`` — every route of the namespace, as data.
+- ``errors`` — the one error type and the one collector of bad parameters.
+- ``settings`` — the run-time settings of one application.
+- ``models`` — the Peewee models of every stored record.
+- ``db`` — connections from a URL, and the one-transaction-per-request rule.
+- ``clock`` — the one source of "now".
+- ``media_types`` — JSON or iCalendar, chosen from ``Accept``.
 """
 
 from __future__ import annotations

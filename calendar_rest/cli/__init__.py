@@ -1,13 +1,26 @@
 """The ``calendar-rest`` command: set up a database, manage users and their application
-passwords, load demo data, serve.
+passwords, load demo data, import, serve, run the webhook worker.
 
-Every command takes the global ``--database URL`` (before the subcommand), resolved
-like ``create_app`` does: the option, then ``$CALENDAR_REST_DATABASE_URL``, then
-``sqlite:///calendar.db``. ``main`` returns an exit status instead of exiting, so
-tests and embedding programs can call it in-process. One module per command group
-(``setup``, ``users``, ``serve``) adds its subcommands; texts are English literals
-passed to ``_()`` or marked with ``N_``, so that Babel extracts them into the gettext
-catalogs (DEVELOPERS.md, "Translations").
+The entry layer, under ``__main__`` alone: a command may import any layer below it
+(``app``, ``serving``, ``importing``, ``delivery``, ``repository``, ``queries``...),
+and nothing but ``__main__`` imports the CLI. Every command takes the global
+``--database URL`` (before the subcommand), resolved like ``create_app`` does: the
+option, then ``$CALENDAR_REST_DATABASE_URL``, then ``sqlite:///calendar.db``. ``main``
+returns an exit status instead of exiting, so tests and embedding programs can call it
+in-process; texts are English literals passed to ``_()`` or marked with ``N_``, so that
+Babel extracts them into the gettext catalogs (DEVELOPERS.md, "Translations").
+
+- ``parsing`` — the command line's own machinery: a translated argparse, ``CliError``
+  and the one-line error.
+- ``database`` — reaching the database a command works on, and naming it safely.
+- ``setup`` — ``init`` and ``demo``: a database ready to serve.
+- ``users`` — ``users create|list|passwords|add-password|revoke``.
+- ``serve`` — ``serve``: waitress, or gunicorn's pre-fork arbiter with ``--workers N``.
+- ``changes`` — ``changes prune``: compacting the change log on demand.
+- ``webhooks`` — ``webhooks run|list|disable|enable|retry`` (``run`` is the delivery
+  worker).
+- ``imports`` — ``import``: an ``.ics`` file or a TEC site (the importers load on call).
+- ``series`` — ``extend-series``: rolling recurring series forward.
 """
 
 from __future__ import annotations

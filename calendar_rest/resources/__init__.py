@@ -1,7 +1,23 @@
 """Resource classes: one per collection, responders named ``on_<method>[_<shape>]``.
 
-``RESOURCE_CLASSES`` maps the resource names of ``routes.ROUTES`` to their classes
-(``routes.route_table`` refuses to build a table where a route names no class).
+A responder only orchestrates, in WordPress's order: the parameters (their shape, then
+the records they name), the permission, the read (``queries``) or the write
+(``repository``), the representation (``wire``), returned as a ``Reply``. Only the edge
+imports this package (the dispatcher binds the route table to its instances at
+start-up); ``RESOURCE_CLASSES`` maps the resource names of ``routes.ROUTES`` to their
+classes (``routes.route_table`` refuses to build a table where a route names no class).
+
+- ``base`` — ``Resource``, and what a responder receives: one ``Call`` per request,
+  its ``Arguments``.
+- ``events`` — ``/events``, ``/events/{id}``, ``/events/by-slug/{slug}``: TEC's event
+  routes.
+- ``event_feeds`` — the iCalendar representations of events (``.ics`` and
+  ``Accept: text/calendar``).
+- ``linked_posts`` — venue and organizer routes, one base parametrised by model.
+- ``terms`` — category and tag routes (WordPress core's terms controller).
+- ``changes`` — ``GET /changes``: the permission-aware change feed.
+- ``webhooks`` — webhook subscription routes, for administrators.
+- ``descriptions`` — the site root, the namespace root and ``/doc``.
 """
 
 from __future__ import annotations
