@@ -1,5 +1,5 @@
-"""A copy kept in sync the way README's "Keeping a copy in sync" tells a client to keep
-one, step by step, and the event list it must end up equal to."""
+"""A copy kept in sync the way "Keeping a copy in sync" (``docs/sync-and-webhooks.md``)
+tells a client to keep one, step by step, and the event list it must end up equal to."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ EVERY_DATE = {"start_date": "2000-01-01", "end_date": "2099-12-31"}
 
 
 class Mirror:
-    """The README's recipe, literally: walk ``/changes`` (the first time without a token,
+    """The docs' recipe, literally: walk ``/changes`` (the first time without a token,
     then with the last one) and apply each entry in order. On ``upsert`` fetch
     ``rest_url`` and store the record, or, for an entry saying ``protected`` of an event
     whose password this client does not hold, fetch ``listed_url`` and store the one

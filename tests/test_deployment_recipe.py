@@ -1,7 +1,8 @@
-"""The README's "Deploying past one machine" recipe, checked where it can be without
-machines: every ``calendar-rest`` command line parses with the real command line, every
-``CALENDAR_REST_*`` variable and setting it names is a field of ``Settings``, its
-headers are the app's, and its health check answers 200 (500 without a database)."""
+"""The "Deploying past one machine" recipe of ``docs/deployment.md``, checked where it
+can be without machines: every ``calendar-rest`` command line parses with the real
+command line, every ``CALENDAR_REST_*`` variable and setting it names is a field of
+``Settings``, its headers are the app's, and its health check answers 200 (500 without a
+database)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from calendar_rest.i18n.catalogs import translator
 from calendar_rest.settings import ENV_PREFIX, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "deployment.md"
 TITLE = "## Deploying past one machine"
 #: snake_case names the recipe mentions that are not settings, and whose they are
 FOREIGN = {
@@ -46,9 +48,11 @@ PLACEHOLDER = re.compile(r"^[A-Z][A-Z_]*$")  # NAME, ID: filled in by the reader
 
 @pytest.fixture(scope="module")
 def recipe() -> str:
-    text = (ROOT / "README.md").read_text()
+    """The section, up to the page's next section or its end."""
+    text = PAGE.read_text()
     start = text.index(f"\n{TITLE}\n")
-    return text[start : text.index("\n## ", start + len(TITLE))]
+    end = text.find("\n## ", start + len(TITLE))
+    return text[start : end if end != -1 else len(text)]
 
 
 def shell_blocks(text: str) -> list[str]:

@@ -1,11 +1,11 @@
 """Published password-protected events: public without their content, one rule on every
-path (README, "Keeping a copy in sync").
+path (``docs/sync-and-webhooks.md``, "Password-protected events").
 
 Whoever cannot read the content meets TEC's redacted form (``events.md`` §3.8) exactly
 as ``GET /events`` lists it to them: lists, ``/events.ics``, the change feed (``upsert``
 with ``protected`` and ``listed_url``) and webhooks (``upsert``, the anonymous listing as
 ``record``); the item routes keep TEC's 403 ``event-password-protected``. The first
-test is the README's sync recipe itself, run by a client that follows it to the letter.
+test is the docs' sync recipe itself, run by a client that follows it to the letter.
 """
 
 from __future__ import annotations
@@ -107,12 +107,12 @@ def assert_mirrors_the_list(mirror: Mirror) -> None:
     [*((role, None) for role in ALL_ROLES), (None, PASSWORD)],
     ids=[*(role or "anonymous" for role in ALL_ROLES), "anonymous-with-password"],
 )
-def test_the_readme_recipe_ends_with_the_events_the_list_shows(
+def test_the_sync_recipe_ends_with_the_events_the_list_shows(
     api: Api, as_: Role, password: str | None
 ) -> None:
     """Initial walk, then walks after writes that create, protect, unprotect, unpublish,
     publish, trash and edit protected events (past, recurring, drafts of their
-    authors), each applied as the README says."""
+    authors), each applied as the docs say."""
     plain = api.create_event(title="Open air", **in_days(10))
     locked = protected(api, title="Locked")
     past = protected(api, title="Bygone", **day("2020-03-01"))

@@ -634,7 +634,8 @@ def test_deleting_a_category_gives_its_children_its_parent(api: Api) -> None:
 
 # -- permissions -------------------------------------------------------------------------
 
-#: who may manage terms: categories authors and up, tags editors and up (README)
+#: who may manage terms: categories authors and up, tags editors and up
+#: (docs/differences-from-tec.md)
 MANAGERS = {
     CATEGORIES: ("author", "author2", "editor", "administrator"),
     TAGS: ("editor", "administrator"),
