@@ -4,8 +4,8 @@ the dispatcher.
 A request enters :meth:`Application.wsgi_app` once: it reads the write generation,
 publishes what is due (``repository.publishing``), and answers an anonymous GET the
 response cache holds without routing; anything else gets its language root split off
-and goes down the pipeline of ``dispatch.py``. A read that looked the cache up leaves
-with ``X-Calendar-Cache: hit`` or ``miss`` (``cache.py``).
+and goes down the pipeline of ``edge/dispatch.py``. A read that looked the cache up leaves
+with ``X-Calendar-Cache: hit`` or ``miss`` (``edge/cache.py``).
 """
 
 from __future__ import annotations

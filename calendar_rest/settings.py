@@ -29,7 +29,7 @@ FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
-    """Configuration of one app; see the README for what each knob does."""
+    """Configuration of one app; docs/configuration.md says what each knob does."""
 
     database_url: str = DEFAULT_DATABASE_URL
     #: Site time zone: an IANA name or a ``UTC+N`` offset string (WordPress style).

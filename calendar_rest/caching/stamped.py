@@ -1,7 +1,7 @@
 """A thread-safe LRU whose entries hold at one write generation only.
 
-Both per-process caches (responses in ``cache.py``, list totals in
-``queries/counts.py``) keep what a read computed, stamped with the write generation
+Both per-process caches (responses in ``edge/cache.py``, list totals in
+``queries/lists/counts.py``) keep what a read computed, stamped with the write generation
 the request read at its start; an entry is reused only at that same generation, so a
 write in any process makes it stale. A stale response is dropped when met; a stale
 total is read with its generation (:meth:`StampedLRU.stamped`) to catch up on the

@@ -65,7 +65,7 @@ def add_commands(commands: t.Any, _: Translate) -> None:
         action="store_true",
         help=_(
             "with --workers: each worker listens on a socket of its own and the kernel "
-            "spreads new connections over them (see the README)"
+            "spreads new connections over them (see docs/deployment.md)"
         ),
     )
     serve.add_argument(

@@ -3,7 +3,7 @@
 ``language`` is the record's own language; ``translations`` is its WPML translation
 group as ``{language: id}``, the record itself included, ordered by language code.
 They come after every TEC key, so clients reading TEC's keys in order see no change.
-Groups are loaded for a whole page at once (``queries.translations``), never per record.
+Groups are loaded for a whole page at once (``queries/lookups/translations.py``), never per record.
 """
 
 from __future__ import annotations
