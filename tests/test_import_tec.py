@@ -237,7 +237,10 @@ def serving_captures() -> t.Iterator[int]:
         f"{root}/organizers": {"organizers": [], "total": 0, "total_pages": 0},
     }
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Captures)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: ``shutdown`` waits for the loop's next look (0.5 s by default)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield server.server_address[1]
