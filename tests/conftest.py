@@ -84,12 +84,17 @@ def _enabled(variable: str) -> bool:
     return os.environ.get(variable, "") not in ("", "0", "false")
 
 
+#: whether the ``slow`` tests run (``CALENDAR_REST_TEST_SLOW=1``, as in CI); a few bounded
+#: waits that always wait their whole length are longer then
+SLOW_RUN = _enabled("CALENDAR_REST_TEST_SLOW")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave out what does not apply, as deselected rather than skipped (so that a skip
     always means something is missing): the ``slow`` tests unless
     ``CALENDAR_REST_TEST_SLOW=1``, the real-client tests (``clients``) unless
     ``CALENDAR_REST_TEST_CLIENTS=1``, and a ``backends(...)`` test on the other backends."""
-    run_slow = _enabled("CALENDAR_REST_TEST_SLOW")
+    run_slow = SLOW_RUN
     run_clients = _enabled("CALENDAR_REST_TEST_CLIENTS")
 
     def applies(item: pytest.Item) -> bool:
