@@ -89,6 +89,15 @@ def _enabled(variable: str) -> bool:
 SLOW_RUN = _enabled("CALENDAR_REST_TEST_SLOW")
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The schemathesis fuzz, whose tests are all ``slow``, is not even imported when
+    they are left out: schemathesis and hypothesis take a second to import, in every
+    worker (their pytest plugins are off, ``-p no:schemathesis`` in ``setup.cfg``)."""
+    if collection_path.name == "test_openapi_fuzz.py" and not SLOW_RUN:
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave out what does not apply, as deselected rather than skipped (so that a skip
     always means something is missing): the ``slow`` tests unless
