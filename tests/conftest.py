@@ -8,7 +8,8 @@ servers and can be overridden with ``CALENDAR_REST_TEST_POSTGRES_URL`` /
 (``<name>_gw0``...), created when missing. An unreachable backend is skipped, unless
 ``CALENDAR_REST_REQUIRE_BACKENDS=1`` (set by CI), where it is an error.
 
-Tests marked ``slow`` (the schemathesis fuzz) are left out unless
+Tests marked ``slow`` (the schemathesis fuzz, and the tests that start a
+``calendar-rest serve`` or ``webhooks run`` subprocess) are left out unless
 ``CALENDAR_REST_TEST_SLOW=1`` (set by CI).
 """
 
