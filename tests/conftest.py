@@ -265,7 +265,8 @@ class SqliteImages:
                 return holder
         if holder is not None:
             holder.close()
-        holder = sqlite3.connect(path, check_same_thread=False)
+        # a writer a test left running gets as long to finish as the app's own would
+        holder = sqlite3.connect(path, timeout=30, check_same_thread=False)
         holder.execute("PRAGMA synchronous = OFF")
         holder.execute("PRAGMA journal_size_limit = 4194304")  # the log is rewritten per test
         self._holders[path] = (os.stat(path).st_ino, holder)
