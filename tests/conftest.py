@@ -8,7 +8,8 @@ servers and can be overridden with ``CALENDAR_REST_TEST_POSTGRES_URL`` /
 (``<name>_gw0``...), created when missing. An unreachable backend is skipped, unless
 ``CALENDAR_REST_REQUIRE_BACKENDS=1`` (set by CI), where it is an error.
 
-Tests marked ``slow`` (the schemathesis fuzz) are left out unless
+Tests marked ``slow`` (the schemathesis fuzz, and the tests that start a
+``calendar-rest serve`` or ``webhooks run`` subprocess) are left out unless
 ``CALENDAR_REST_TEST_SLOW=1`` (set by CI).
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import sqlite3
 import sys
 import typing as t
 from pathlib import Path
@@ -83,12 +85,26 @@ def _enabled(variable: str) -> bool:
     return os.environ.get(variable, "") not in ("", "0", "false")
 
 
+#: whether the ``slow`` tests run (``CALENDAR_REST_TEST_SLOW=1``, as in CI); a few bounded
+#: waits that always wait their whole length are longer then
+SLOW_RUN = _enabled("CALENDAR_REST_TEST_SLOW")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The schemathesis fuzz, whose tests are all ``slow``, is not even imported when
+    they are left out: schemathesis and hypothesis take a second to import, in every
+    worker (their pytest plugins are off, ``-p no:schemathesis`` in ``setup.cfg``)."""
+    if collection_path.name == "test_openapi_fuzz.py" and not SLOW_RUN:
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave out what does not apply, as deselected rather than skipped (so that a skip
     always means something is missing): the ``slow`` tests unless
     ``CALENDAR_REST_TEST_SLOW=1``, the real-client tests (``clients``) unless
     ``CALENDAR_REST_TEST_CLIENTS=1``, and a ``backends(...)`` test on the other backends."""
-    run_slow = _enabled("CALENDAR_REST_TEST_SLOW")
+    run_slow = SLOW_RUN
     run_clients = _enabled("CALENDAR_REST_TEST_CLIENTS")
 
     def applies(item: pytest.Item) -> bool:
@@ -142,8 +158,11 @@ def _ensure_database(backend: str, url: str) -> None:
 
 
 @pytest.fixture(scope="session", params=selected_backends())
-def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A database URL per backend, its schema created once per session."""
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> t.Iterator[str]:
+    """A database URL per backend, its schema created once per session (on SQLite,
+    with the images every test starts from: :class:`SqliteImages`)."""
     backend = request.param
     if backend == "sqlite":
         url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'calendar.db'}"
@@ -161,26 +180,140 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     with database.connection_context():
         database.drop_tables(list(MODELS), safe=True)  # a fresh schema for every run
     create_schema(database)
-    database.close()
-    return url
+    images = SqliteImages.take(database) if isinstance(database, peewee.SqliteDatabase) else None
+    database.close_all()
+    if images is not None:
+        SQLITE_IMAGES[url] = images
+    yield url
+    if images is not None:
+        images.release()
 
 
-def _empty_tables(app: Application) -> None:
-    with app.database.connection_context():
+def _empty_tables(database: peewee.Database) -> None:
+    """What every test starts from: empty tables but the counter rows."""
+    with database.connection_context():
         for model in reversed(MODELS):
             model.delete().execute()
         ensure_counters()
-        if isinstance(app.database, peewee.SqliteDatabase):
+        if isinstance(database, peewee.SqliteDatabase):
             # a test that ran ``init`` (``PRAGMA optimize``) on this shared file left
             # planner statistics of a few rows, which would steer the next tests' plans
-            if "sqlite_stat1" in app.database.get_tables():
-                app.database.execute_sql("DELETE FROM sqlite_stat1")
+            if "sqlite_stat1" in database.get_tables():
+                database.execute_sql("DELETE FROM sqlite_stat1")
+
+
+#: the users the ``api`` fixture gives every test: (login, role), in creation order
+USERS: tuple[tuple[str, str], ...] = (
+    *((role, role) for role in ROLES),
+    ("contributor2", "contributor"),
+    ("author2", "author"),
+)
+#: when every test user was registered and got its application password
+USERS_CREATED = dt.datetime(2026, 1, 1)
+
+
+def _create_user(login: str, role: str) -> tuple[User, str]:
+    """A user and its application password in clear (the models bound, a connection open)."""
+    user = User.create(
+        login=login, email=f"{login}@example.test", role=role, registered=USERS_CREATED
+    )
+    return user, add_application_password(user, USERS_CREATED)
+
+
+class SqliteImages:
+    """The files of a SQLite test database as every test starts from them, taken once
+    per session: emptying sixteen tables and creating the users with their hashed
+    passwords cost more per test than copying a few pages into the file.
+
+    A test gets the ``empty`` image, or the one ``seeded`` with :data:`USERS` (whose
+    passwords are kept), copied into the database file and its ``-logins`` sibling by
+    SQLite's backup API through a connection that holds each file open from one test
+    to the next: so the app's connections never close the last one, whose close would
+    checkpoint with an fsync (the holder's checkpoints do without).
+    """
+
+    def __init__(
+        self, empty: dict[str, bytes], seeded: dict[str, bytes], passwords: dict[str, str]
+    ) -> None:
+        #: file path -> that file's image, in memory
+        self.empty = {path: _in_memory(image) for path, image in empty.items()}
+        self.seeded = {path: _in_memory(image) for path, image in seeded.items()}
+        self.passwords = passwords
+        self._holders: dict[str, tuple[int, sqlite3.Connection]] = {}
+
+    @classmethod
+    def take(cls, database: peewee.Database) -> SqliteImages:
+        store = login_store(database)
+        _empty_tables(database)
+        empty = _file_images(database, store)
+        with database.connection_context():
+            passwords = {login: _create_user(login, role)[1] for login, role in USERS}
+        seeded = _file_images(database, store)
+        images = cls(empty=empty, seeded=seeded, passwords=passwords)
+        images.restore(seeded=False)
+        return images
+
+    def restore(self, *, seeded: bool) -> None:
+        for path, image in (self.seeded if seeded else self.empty).items():
+            image.backup(self._holder(path))
+
+    def _holder(self, path: str) -> sqlite3.Connection:
+        """The connection holding ``path`` open: a new one if a test replaced the file."""
+        inode, holder = self._holders.get(path, (None, None))
+        with contextlib.suppress(FileNotFoundError):
+            if holder is not None and os.stat(path).st_ino == inode:
+                return holder
+        if holder is not None:
+            holder.close()
+        # a writer a test left running gets as long to finish as the app's own would
+        holder = sqlite3.connect(path, timeout=30, check_same_thread=False)
+        holder.execute("PRAGMA synchronous = OFF")
+        holder.execute("PRAGMA journal_size_limit = 4194304")  # the log is rewritten per test
+        self._holders[path] = (os.stat(path).st_ino, holder)
+        return holder
+
+    def release(self) -> None:
+        for _, holder in self._holders.values():
+            holder.close()
+        self._holders.clear()
+
+
+def _file_images(*databases: peewee.Database) -> dict[str, bytes]:
+    """The bytes of each database's file, once every connection is closed and the
+    write-ahead log is checkpointed into it."""
+    images = {}
+    for database in databases:
+        database.close_all()
+        path = database.database
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        images[path] = Path(path).read_bytes()
+    return images
+
+
+def _in_memory(image: bytes) -> sqlite3.Connection:
+    """A database in memory holding ``image``, marked as not in WAL mode (header bytes
+    18 and 19), which a database in memory cannot be; the backup into a file in WAL
+    mode keeps the file's mode."""
+    connection = sqlite3.connect(":memory:", check_same_thread=False)
+    connection.deserialize(image[:18] + b"\x01\x01" + image[20:])
+    return connection
+
+
+#: per SQLite database URL of the session, the images its tests start from
+SQLITE_IMAGES: dict[str, SqliteImages] = {}
 
 
 @pytest.fixture
-def app(database_url: str) -> t.Iterator[Application]:
+def app(database_url: str, request: pytest.FixtureRequest) -> t.Iterator[Application]:
+    """The app on a database where only the counter rows exist, or also the users of
+    :data:`USERS` when the test uses ``api`` (on SQLite, they come with the files)."""
+    images = SQLITE_IMAGES.get(database_url)
+    if images is not None:
+        images.restore(seeded="api" in request.fixturenames)
     application = create_app(database_url)
-    _empty_tables(application)
+    if images is None:
+        _empty_tables(application.database)
     yield application
     # every pooled connection, those the test's servers and threads opened included:
     # a pool left to the garbage collector holds its connections open until then,
@@ -206,13 +339,7 @@ class Api:
 
     def add_user(self, login: str, role: str) -> User:
         with self.app.database.connection_context():
-            user = User.create(
-                login=login,
-                email=f"{login}@example.test",
-                role=role,
-                registered=dt.datetime(2026, 1, 1),
-            )
-            self.passwords[login] = add_application_password(user, dt.datetime(2026, 1, 1))
+            user, self.passwords[login] = _create_user(login, role)
         self.users[login] = user
         return user
 
@@ -262,10 +389,15 @@ def api(app: Application) -> Api:
     """The client, with one user per WordPress role named after the role, plus a second
     contributor and author (``contributor2``, ``author2``) for ownership checks."""
     client = Api(app)
-    for role in ROLES:
-        client.add_user(role, role)
-    client.add_user("contributor2", "contributor")
-    client.add_user("author2", "author")
+    images = SQLITE_IMAGES.get(app.settings.database_url)
+    if images is not None:
+        with app.database.connection_context():  # the users came with the file (``app``)
+            client.users = {user.login: user for user in User.select().order_by(User.id)}
+        if client.users:
+            client.passwords = dict(images.passwords)
+            return client
+    for login, role in USERS:
+        client.add_user(login, role)
     return client
 
 

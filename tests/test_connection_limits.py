@@ -64,6 +64,7 @@ def open_files_limit(pid: int) -> int:
     raise AssertionError("no open files limit")
 
 
+@pytest.mark.slow
 def test_serve_raises_its_soft_limit_of_open_files(tmp_path: Path) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < 3096:
@@ -75,6 +76,7 @@ def test_serve_raises_its_soft_limit_of_open_files(tmp_path: Path) -> None:
     assert f"soft limit (ulimit -n) raised from 256 to {raised}" in output
 
 
+@pytest.mark.slow
 def test_serve_holds_as_many_connections_as_its_hard_limit_allows(tmp_path: Path) -> None:
     """512 open files at most: 64 for the process, 8 for each of its 4 threads and 3 for
     each connection leave 138 connections; the 139th waits to be accepted."""
@@ -93,6 +95,7 @@ def test_serve_holds_as_many_connections_as_its_hard_limit_allows(tmp_path: Path
     assert "holds 138 connections, not max_connections=1000" in output, output
 
 
+@pytest.mark.slow
 def test_the_options_of_serve_win_over_the_environment(tmp_path: Path) -> None:
     settings = {"max_connections": "5", "header_timeout": "60"}
     options = ("--max-connections", "20", "--header-timeout", str(HEADER_TIMEOUT))

@@ -19,6 +19,7 @@ from live_server import running
 from calendar_rest import cli, create_app
 from calendar_rest.app import Application
 from calendar_rest.db import connect_database, login_store
+from calendar_rest.importing import tec_client
 from calendar_rest.models import MODELS, bind_models
 from calendar_rest.repository.schema import create_schema
 
@@ -195,15 +196,32 @@ def test_a_taken_slug_gets_the_suffix_and_is_reported(
 
 
 def test_unusable_sources_exit_2(
-    api: Api, source: Application, database_url: str, capsys: pytest.CaptureFixture[str]
+    api: Api,
+    source: Application,
+    database_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    slept: list[float] = []
+
+    class Recording(tec_client.TecClient):
+        """Records the waits between retries instead of sleeping them (3.5 s)."""
+
+        def __init__(self, *args: t.Any, **kwargs: t.Any) -> None:
+            super().__init__(*args, sleep=slept.append, **kwargs)
+
+    monkeypatch.setattr(tec_client, "TecClient", Recording)
     origin = Api(source)
     origin.add_user("administrator", "administrator")
     with running(source) as port:
         assert run(database_url, port, "--user", "administrator", "--password", "wrong") == 2
         assert "401" in capsys.readouterr().err
+    assert slept == []  # a refusal is not retried
     assert run(database_url, port) == 2  # nobody listens any more
     assert "cannot reach" in capsys.readouterr().err
+    # retried, each wait twice the one before
+    backoff, retries = tec_client.BACKOFF, tec_client.RETRIES
+    assert slept == [backoff * 2**attempt for attempt in range(retries)]
 
 
 class _Captures(http.server.BaseHTTPRequestHandler):
@@ -237,7 +255,10 @@ def serving_captures() -> t.Iterator[int]:
         f"{root}/organizers": {"organizers": [], "total": 0, "total_pages": 0},
     }
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Captures)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: ``shutdown`` waits for the loop's next look (0.5 s by default)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield server.server_address[1]

@@ -57,6 +57,7 @@ def refusal(port: int, line: bytes) -> tuple[str, dict[str, str], t.Any, bool]:
     return status, headers, json.loads(body), headers.get("connection") == "close"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_every_refused_request_is_answered_with_a_json_error(tmp_path: Path, workers: int) -> None:
     if workers > 1:

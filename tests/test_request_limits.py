@@ -794,6 +794,7 @@ def free_port() -> int:
 
 
 @pytest.mark.server
+@pytest.mark.slow
 def test_regression_h6_a_declared_60_mb_body_is_not_read_before_the_413(tmp_path: Path) -> None:
     """Audit finding H6: "a declared 60 MB body was read before the 413". Under
     ``calendar-rest serve`` (default limit 1 MiB) a client announcing 60 MB gets its

@@ -91,6 +91,7 @@ def cli(tmp_path: Path, *argv: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_cli_serve_in_a_subprocess(tmp_path: Path) -> None:
     """``serve`` answers reads and writes at once: its background roll-forward of
     recurring series (a thread of its own) never holds the write lock."""

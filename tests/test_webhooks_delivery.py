@@ -386,6 +386,7 @@ def test_a_killed_worker_s_message_is_redelivered_by_another(
             second.communicate(timeout=10)
 
 
+@pytest.mark.slow
 def test_the_worker_command_runs_once_and_exits(
     hooks: Api, app: Application, receiver: Receiver
 ) -> None:
