@@ -49,11 +49,12 @@ from ..responders import Resource
 from .assets import StaticFiles
 from .errors import Missing, error_page
 from .routes import PAGE_ROUTES
-from .views import EventViews
+from .views import EventViews, TermViews
 
 #: the resource names of ``PAGE_ROUTES`` and their classes
 PAGE_CLASSES: dict[str, type[Resource]] = {
     "views": EventViews,
+    "terms": TermViews,
     "static": StaticFiles,
     "missing": Missing,
 }
