@@ -155,3 +155,18 @@ def test_a_hidden_venue_is_never_shown(api: Api, view: str) -> None:
     answer = page(api, path)
     if answer.status_code == 200:
         assert "Secret Cellar" not in answer.get_data(as_text=True)
+
+
+def test_a_protected_event_is_listed_without_its_content(api: Api) -> None:
+    protected = api.create_event(
+        title="Members evening",
+        password="open sesame",
+        excerpt="<p>The code is 1234</p>",
+        description="<p>Room behind the bar</p>",
+        **future(2),
+    )["id"]
+    for path in ("/events/list/", "/events/month/", f"/events/{future(2)['start_date'][:10]}/"):
+        answer = page(api, path)
+        body = answer.get_data(as_text=True)
+        assert "Members evening" in body and "1234" not in body and "behind the bar" not in body
+        assert protected in shown_ids(answer) or path == "/events/month/"

@@ -208,3 +208,44 @@ def test_french_pages_speak_french(api: Api) -> None:
     assert 'hreflang="en" href="http://localhost/events/list/"' in listing
     assert 'href="http://localhost/fr/calendar/events/v1/events.ics?' in listing
     assert "Page introuvable" in page(api, "/fr/events/nowhere/").get_data(as_text=True)
+
+
+def test_tec_event_display_picks_the_view(api: Api) -> None:
+    assert 'class="month-grid' in page(api, "/events/?eventDisplay=month").get_data(as_text=True)
+    assert 'class="time-group' in page(api, "/events/?eventDisplay=day").get_data(
+        as_text=True
+    ) or "There are no events on this day." in page(api, "/events/?eventDisplay=day").get_data(
+        as_text=True
+    )
+    assert "Past events" in page(api, "/events/?eventDisplay=past").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("path", ["/events/list/", "/events/month/", "/events/today/"])
+def test_a_page_runs_as_many_queries_for_many_events_as_for_few(
+    api: Api, sql_statements: list[str], path: str
+) -> None:
+    day = dt.date.today() + dt.timedelta(days=1)
+    venue = api.post("/venues", "administrator", json={"venue": "Hall"}).json["id"]
+
+    def statements() -> int:
+        sql_statements.clear()
+        assert page(api, f"{path}?search=talk").status_code == 200  # uncached: a new query
+        return len(sql_statements)
+
+    for n in range(2):
+        event_on(api, f"Talk {n}", day, (8 + n, 9 + n), venue=venue, categories=[f"C{n}"])
+    few = statements()
+    for n in range(2, 9):
+        event_on(api, f"Talk {n}", day, (8 + n, 9 + n), venue=venue, categories=[f"C{n}"])
+    assert statements() == few
+
+
+def test_head_and_options_of_a_page(api: Api) -> None:
+    get = page(api, "/events/month/")
+    head = api.client.head("/events/month/")
+    assert head.status_code == 200 and head.get_data() == b""
+    assert head.headers["Content-Length"] == get.headers["Content-Length"]
+    assert head.headers["ETag"] == get.headers["ETag"]
+    assert api.client.options("/events/month/").status_code == 200
+    refused = api.client.post("/events/month/")
+    assert refused.status_code == 404 and refused.content_type.startswith("text/html")

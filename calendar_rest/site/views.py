@@ -20,9 +20,16 @@ from .params import page_number
 from .scopes import WHOLE_CALENDAR, Scope, category, tag
 
 
+#: TEC's ``eventDisplay`` values a migrated link may carry, and the view each names
+EVENT_DISPLAYS = {"list": "list", "past": "list", "month": "month", "day": "day"}
+
+
 def default_view(call: Call, settings: Settings, scope: Scope) -> Reply:
-    """``site_default_view`` of ``scope``."""
+    """The view TEC's ``eventDisplay`` names, else ``site_default_view``, of ``scope``."""
+    display = call.params.get("eventDisplay")
     view = settings.site_default_view
+    if isinstance(display, str) and display in EVENT_DISPLAYS:
+        view = EVENT_DISPLAYS[display]
     if view == "month":
         return month_page(call, settings, scope, None)
     if view == "day":
