@@ -63,7 +63,6 @@ class Formats:
         return format_date(value, width, locale=self.language)
 
 
-
 def render(
     override_dir: str | None, name: str, language: str, context: t.Mapping[str, t.Any]
 ) -> bytes:

@@ -19,7 +19,6 @@ from .month_view import month_of_path, month_page
 from .params import page_number
 from .scopes import WHOLE_CALENDAR, Scope, category, tag
 
-
 #: TEC's ``eventDisplay`` values a migrated link may carry, and the view each names
 EVENT_DISPLAYS = {"list": "list", "past": "list", "month": "month", "day": "day"}
 
