@@ -16,6 +16,7 @@ from site_helpers import api_ids, day_start, link, page, shown_ids
 from test_site_list import hidden_records
 
 from calendar_rest.site.month_view import grid_start
+from calendar_rest.site.views import split_tail
 
 MONTH = dt.date.today().replace(day=1) + dt.timedelta(days=62)
 MONTH = MONTH.replace(day=1)
@@ -249,3 +250,21 @@ def test_head_and_options_of_a_page(api: Api) -> None:
     assert api.client.options("/events/month/").status_code == 200
     refused = api.client.post("/events/month/")
     assert refused.status_code == 404 and refused.content_type.startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    ("segments", "terms", "tail"),
+    [
+        (["music"], ["music"], []),
+        (["music", "2020s"], ["music", "2020s"], []),
+        (["music", "2020s", "2026-11-30"], ["music", "2020s"], ["2026-11-30"]),
+        (["music", "month"], ["music"], ["month"]),
+        (["music", "month", "2026-11"], ["music"], ["month", "2026-11"]),
+        (["music", "list", "page", "2"], ["music"], ["list", "page", "2"]),
+        (["today"], [], ["today"]),
+    ],
+)
+def test_a_term_path_splits_into_the_term_and_the_view(
+    segments: list[str], terms: list[str], tail: list[str]
+) -> None:
+    assert split_tail(segments) == (terms, tail)

@@ -16,7 +16,7 @@ from ..wire.reply import Reply
 from .day_view import day_of_path, day_page
 from .list_view import list_page
 from .month_view import month_of_path, month_page
-from .params import page_number
+from .params import DAY_RE, page_number
 from .scopes import WHOLE_CALENDAR, Scope, category, tag
 
 #: TEC's ``eventDisplay`` values a migrated link may carry, and the view each names
@@ -58,15 +58,19 @@ def view_of_tail(call: Call, settings: Settings, scope: Scope, tail: list[str]) 
     raise RestError("rest_no_route", 404)
 
 
-#: the segments that end a term archive's path and name its view
-VIEW_WORDS = frozenset({"list", "page", "month", "today"})
+#: the one-segment view names that may end a term archive's path
+VIEW_WORDS = frozenset({"list", "month", "today"})
 
 
 def split_tail(segments: list[str]) -> tuple[list[str], list[str]]:
-    """``[parent, child, month, 2026-11]`` → the term path and the view's segments."""
-    for index, segment in enumerate(segments):
-        if segment in VIEW_WORDS or (index and segment[:1].isdigit()):
-            return segments[:index], segments[index:]
+    """``[parent, child, month, 2026-11]`` → the term's path and the view's segments,
+    read from the end (a nested slug that looks like a date elsewhere stays a slug)."""
+    if segments[-3:-1] == ["list", "page"]:
+        return segments[:-3], segments[-3:]
+    if len(segments) >= 2 and segments[-2] == "month":
+        return segments[:-2], segments[-2:]
+    if segments and (segments[-1] in VIEW_WORDS or DAY_RE.match(segments[-1])):
+        return segments[:-1], segments[-1:]
     return segments, []
 
 
