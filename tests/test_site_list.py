@@ -100,6 +100,8 @@ def test_the_date_starts_the_list_and_past_lists_newest_first(api: Api) -> None:
     assert before == ids[:2]
     for query in (f"past=1&date={since}", f"eventDisplay=past&date={since}"):
         assert shown_ids(page(api, f"/events/list/?{query}")) == before[::-1], query
+    body = page(api, "/events/list/?past=1").get_data(as_text=True)
+    assert body.count('<input type="hidden" name="past" value="1">') == 2  # both forms
 
 
 def test_past_pages_run_from_the_newest(api: Api) -> None:

@@ -66,8 +66,10 @@ class Frame:
     next: str | None = None
     #: where the navigation's views point: the same term archive, or the whole calendar
     view_base: str = "/events"
-    #: where the search and date forms send their query (default: ``path``)
+    #: where the search and date forms send their query (default: ``path``), and what
+    #: they send again as hidden fields (the list's ``past=1``)
     form_path: str = ""
+    form_fields: Query = ()
     #: what the previous and next links say (English; translated for the page)
     prev_label: str = texts.PREVIOUS_PAGE
     next_label: str = texts.NEXT_PAGE

@@ -67,6 +67,7 @@ def list_page(call: Call, settings: Settings, scope: Scope, page: int) -> Reply:
         next=with_query(page_path(scope, page + 1), query) if page < listing.pages else None,
         view_base=scope.base,
         form_path=scope.path("list/"),
+        form_fields=[("past", "1")] if wanted.past else [],
     )
     context = {
         "groups": by_month([card(event) for event in listing.events]),
