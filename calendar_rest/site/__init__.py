@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from ..responders import Resource
 from .assets import StaticFiles
-from .errors import Missing, error_page
+from .errors import Missing, bare_error_page, error_page
 from .routes import PAGE_ROUTES
 from .views import EventViews, TermViews
 
@@ -63,4 +63,4 @@ PAGE_CLASSES: dict[str, type[Resource]] = {
 #: the page the site root ``/`` shows to a browser: the route key of ``/events/``
 HOME_KEY = "views.events"
 
-__all__ = ["HOME_KEY", "PAGE_CLASSES", "PAGE_ROUTES", "error_page"]
+__all__ = ["HOME_KEY", "PAGE_CLASSES", "PAGE_ROUTES", "bare_error_page", "error_page"]

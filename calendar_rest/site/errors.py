@@ -46,3 +46,13 @@ def error_page(error: RestError, settings: Settings, urls: Urls, language: str) 
     }
     body = render(settings.site_templates_dir, "error.html", language, context)
     return Reply(body, error.status, list(PAGE_HEADERS), HTML_CONTENT_TYPE)
+
+
+def bare_error_page(status: int) -> Reply:
+    """The status alone, as a minimal page: what answers when the error page's own
+    template fails."""
+    body = (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{status}</title>'
+        f"</head><body><main><h1>{status}</h1></main></body></html>"
+    ).encode()
+    return Reply(body, status, list(PAGE_HEADERS), HTML_CONTENT_TYPE)
