@@ -144,6 +144,11 @@ def test_the_stylesheet_is_hashed_small_and_immutable(api: Api) -> None:
     assert len(css.get_data()) < 20_000 and "--cal-color-text" in css.get_data(as_text=True)
     assert "@font-face" not in css.get_data(as_text=True)
     assert api.client.get("/static/site.000000000000.css").status_code == 404
+    icon = re.search(r'<link rel="icon" href="http://localhost(/static/icon\.\w+\.svg)"', body)
+    assert icon is not None
+    answer = api.client.get(icon[1])
+    assert answer.status_code == 200 and answer.content_type == "image/svg+xml"
+    assert answer.headers["Cache-Control"] == "public, max-age=31536000, immutable"
 
 
 def test_pages_stay_out_of_the_index_and_the_documentation(api: Api) -> None:

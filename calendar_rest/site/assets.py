@@ -14,7 +14,7 @@ from ..wire.reply import Reply
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 IMMUTABLE = "public, max-age=31536000, immutable"
 #: the files served, by their unhashed name, and their content type
-FILES = {"site.css": "text/css; charset=utf-8"}
+FILES = {"site.css": "text/css; charset=utf-8", "icon.svg": "image/svg+xml"}
 
 
 @functools.cache

@@ -21,7 +21,7 @@ from ..settings import Settings
 from ..wire.reply import Reply
 from ..wordpress.urls import Urls
 from . import texts
-from .assets import stylesheet_name
+from .assets import hashed_name, stylesheet_name
 from .links import Query, SiteLinks, feed_of
 from .rendering import render
 
@@ -135,6 +135,7 @@ def frame_context(urls: Urls, language: str, settings: Settings, frame: Frame) -
         "subscription": feed_of(links, frame.api_query, name),
         "json_url": links.api("events", frame.api_query),
         "stylesheet": links.static(stylesheet_name()),
+        "icon": links.static(hashed_name("icon.svg")),
         "prev_url": links.page(frame.prev) if frame.prev else None,
         "next_url": links.page(frame.next) if frame.next else None,
         "links": links,
