@@ -172,3 +172,14 @@ def test_a_protected_event_is_listed_without_its_content(api: Api) -> None:
         body = answer.get_data(as_text=True)
         assert "Members evening" in body and "1234" not in body and "behind the bar" not in body
         assert protected in shown_ids(answer) or path == "/events/month/"
+
+
+def test_an_edit_shows_at_once_though_articles_are_kept(api: Api) -> None:
+    event = api.create_event(title="Before the edit", **future(2))
+    assert "Before the edit" in page(api, "/events/list/").get_data(as_text=True)
+    edited = api.post(f"/events/{event['id']}", "administrator", json={"title": "After it"})
+    assert edited.status_code == 200
+    body = page(api, "/events/list/").get_data(as_text=True)
+    assert "After it" in body and "Before the edit" not in body
+    french = page(api, "/fr/events/list/").get_data(as_text=True)
+    assert 'href="http://localhost/fr/' in french and "After it" not in french  # English only

@@ -29,7 +29,8 @@ Adding a page (the extension points):
    entries to ``i18n/locale/*/LC_MESSAGES/calendar_rest.po``, checked by
    ``tests/test_site_i18n.py``; texts written in Python go in ``texts``);
    ``formats`` formats dates (Babel, the page's language); ``event_macros.html``
-   renders an event (``data-event-id``) the way every list does. A site overrides any template by a
+   renders an event (``data-event-id``) the way every list does (``article(card)``
+   in a template, rendered once per event content and kept). A site overrides any template by a
    file of the same name in ``site_templates_dir``.
 4. Events: ``archive.list_events(call, settings, EventFilter(api_params))`` runs
    ``GET /events``'s own query (visibility, totals, no query per event) and returns

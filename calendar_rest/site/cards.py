@@ -74,8 +74,8 @@ class Card:
 
 
 def card(data: dict[str, t.Any]) -> Card:
-    start = dt.datetime.strptime(data["start_date"], STAMP)
-    end = dt.datetime.strptime(data["end_date"], STAMP)
+    start = dt.datetime.fromisoformat(data["start_date"])  # ``STAMP``, read in C
+    end = dt.datetime.fromisoformat(data["end_date"])
     return Card(data, start, end)
 
 

@@ -5,6 +5,7 @@ the API URL returning the same records, and the iCalendar feed of them
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing as t
 from urllib.parse import quote, urlencode
 
@@ -15,7 +16,13 @@ Query = t.Sequence[tuple[str, str]]
 
 
 def with_query(url: str, query: Query) -> str:
-    return f"{url}?{urlencode(list(query))}" if query else url
+    return f"{url}?{encoded(tuple(query))}" if query else url
+
+
+@functools.lru_cache(maxsize=1024)
+def encoded(query: tuple[tuple[str, str], ...]) -> str:
+    """A query string, kept: every page of a view links the same few."""
+    return urlencode(query)
 
 
 @dataclasses.dataclass(frozen=True)
