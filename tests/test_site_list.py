@@ -9,6 +9,7 @@ anonymous readers and events hidden from listings never appear.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import typing as t
 
 import pytest
@@ -69,6 +70,13 @@ def test_the_list_shows_what_the_api_lists_and_nothing_hidden(api: Api) -> None:
     assert link(second, "prev") == "http://localhost/events/list/"
     assert '<link rel="prev" href="http://localhost/events/list/">' in second.get_data(as_text=True)
     assert page(api, "/events/list/page/3/").status_code == 404
+    alternate = re.search(
+        r'<link rel="alternate" type="application/json" [^>]*href="http://localhost([^"]+)"',
+        second.get_data(as_text=True),
+    )
+    assert alternate is not None
+    answer = api.client.get(alternate[1].replace("&amp;", "&"))
+    assert [event["id"] for event in answer.json["events"]] == shown_ids(second)
     for path in ("/events/", "/events/list/?search=Hidden", "/fr/events/list/"):
         assert not set(shown_ids(page(api, path))) & set(hidden.values()), path
     body = page(api, "/events/list/?search=Hidden").get_data(as_text=True)

@@ -55,8 +55,10 @@ class Frame:
     query: Query = ()
     #: the view the navigation marks current (``list``, ``month``, ``day``, or "")
     view: str = ""
-    #: the API parameters of exactly what the page lists (feed and JSON alternates)
+    #: the API parameters of exactly what the page lists (feed and JSON alternates),
+    #: and the API's page of it the JSON alternate names (the feed holds every page)
     api_query: Query = ()
+    api_page: int = 1
     description: str = ""
     #: the date the date picker shows, the search words the search form shows
     date: str = ""
@@ -133,10 +135,16 @@ def frame_context(urls: Urls, language: str, settings: Settings, frame: Frame) -
         "next_label": translate(frame.next_label),
         "pager_label": translate(frame.pager_label),
         "subscription": feed_of(links, frame.api_query, name),
-        "json_url": links.api("events", frame.api_query),
+        "json_url": links.api("events", json_query(frame)),
         "stylesheet": links.static(stylesheet_name()),
         "icon": links.static(hashed_name("icon.svg")),
         "prev_url": links.page(frame.prev) if frame.prev else None,
         "next_url": links.page(frame.next) if frame.next else None,
         "links": links,
     }
+
+
+def json_query(frame: Frame) -> Query:
+    if frame.api_page == 1:
+        return frame.api_query
+    return [*frame.api_query, ("page", str(frame.api_page))]

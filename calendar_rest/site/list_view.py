@@ -60,6 +60,7 @@ def list_page(call: Call, settings: Settings, scope: Scope, page: int) -> Reply:
         query=query,
         view="list",
         api_query=chosen.query(),
+        api_page=1 if wanted.past else page,  # the API lists the past oldest first
         description=translate(EVENTS_OF) % site_title(call.urls, settings),
         date=day.isoformat(),
         search=wanted.search or "",
