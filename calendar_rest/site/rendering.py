@@ -18,6 +18,7 @@ from babel.dates import format_date, format_time
 from markupsafe import Markup
 
 from ..i18n.catalogs import translator
+from .structured import json_ld_script
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 
@@ -37,6 +38,7 @@ def environment(override_dir: str | None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["markup"] = Markup  # the sanitised description and excerpt only
+    env.globals["json_ld"] = json_ld_script  # an event's JSON-LD ``<script>``
     return env
 
 
