@@ -39,6 +39,17 @@ _NO_PARAMS: weakref.WeakKeyDictionary[Schema, dict[str, t.Any]] = weakref.WeakKe
 METHOD_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
+class AddressThrottle(t.Protocol):
+    """The failed-login throttle's counter of the caller's address, as a page's
+    password form uses it (``edge.auth``; ``security.md`` E)."""
+
+    def locked_for(self) -> int:
+        """Whole seconds the address stays locked (0: it may try)."""
+
+    def failed(self) -> None:
+        """Count one wrong password against the address."""
+
+
 class ReadyToWrite(Exception):
     """Raised by :meth:`Call.begin_write` while a write's checks run (see ``edge.writes``):
     every check passed, and the write itself is due."""
@@ -120,6 +131,8 @@ class Call:
     generation: int | None = None
     #: what a write's checks made of its input without the database (see :meth:`prepared`)
     preparations: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: a page's ``POST`` (its password form): the caller's address under the throttle
+    throttle: AddressThrottle | None = None
 
     def total(self, statement: Statement, ranges_of: RangesOf | None = None) -> int:
         """The exact number of rows a list's built ``statement`` selects, counted once

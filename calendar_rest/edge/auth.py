@@ -158,6 +158,29 @@ class Authenticator:
                 locked_until.isoformat(timespec="seconds"),
             )
 
+    def address_locked_for(self, address: str) -> int:
+        """Whole seconds ``address`` stays locked by its failures (0: not locked): what
+        a page's password form asks before it compares a password."""
+        if not self.enabled:
+            return 0
+        now = utc_now(self.clock)
+        keys = Keys("", address_key(address), "")
+        return _locked_for(throttle_states([keys.address], now), keys, now)
+
+    def address_failed(self, address: str) -> None:
+        """Count a wrong page password against ``address`` (no login is named)."""
+        if not self.enabled:
+            return
+        now = utc_now(self.clock)
+
+        def count() -> None:
+            purge_expired(now)
+            if record_failure(address_key(address), self.address_limit, now) is not None:
+                log.warning("too many wrong page passwords: address %s locked", address)
+
+        if not replayed(self.store, count):
+            log.warning("a wrong page password from %s could not be counted", address)
+
     def succeeded(self, keys: Keys, states: dict[str, LoginThrottle], now: dt.datetime) -> None:
         """Clear the login's failure count (not its lock) and remember the address's
         success: written at most every quarter window, not on every request, and

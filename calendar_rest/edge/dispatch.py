@@ -51,9 +51,9 @@ from .calls import SERVED_AS, Calls, Values
 from .cors import CorsPolicy, is_preflight
 from .http import Request, drain_body, enveloped, json_response, urls_for
 from .outbox import Outbox
-from .pages import PAGE_RESOURCE_CLASSES, Pages, page_routes
+from .pages import PAGE_RESOURCE_CLASSES, Pages, PageThrottle, page_routes
 from .reads import Reads
-from .targets import bind_targets
+from .targets import Target, bind_targets
 from .writes import Writes
 
 log = logging.getLogger("calendar_rest")
@@ -100,7 +100,7 @@ class Dispatcher:
         self.routes_by_key = {route.key: route for route in served}
         classes = {**RESOURCE_CLASSES, **PAGE_RESOURCE_CLASSES}
         self.resources = {name: cls(settings, self.routes) for name, cls in classes.items()}
-        self.pages = Pages(settings, self.routes_by_key)
+        self.pages = Pages(settings, self.routes_by_key, database)
         self.targets = bind_targets(served, self.resources)
         self.outbox = Outbox(self.targets)
         self.options = OptionsResponder(settings)
@@ -150,17 +150,30 @@ class Dispatcher:
             request.media_type = negotiate(request.environ.get("HTTP_ACCEPT"))
         else:
             request.media_type = media_types[0]
-        route = self.pages.route_for(route, request)
+        route, values = self.pages.route_for(route, request, values)
         if request.method == "OPTIONS":
             return self.answer_options(request, route, values)
         target = self.targets.get((route.key, SERVED_AS.get(request.method, request.method)))
         if target is None:
             raise no_route()
         user = None if request.page else self.authenticate(request)  # pages: public
+        if request.page and request.method == "POST":
+            return self.page_post(request, target, values)
         if request.method in WRITE_METHODS:
             return self.writes.write(request, target, values, user)
         with request_scope(self.database, write=False):
             return self.reads.read(request, target, values, user)
+
+    def page_post(self, request: Request, target: Target, values: Values) -> Answer:
+        """A page's ``POST`` (an event's password form): no write and no cache, the
+        caller's address under the login throttle (its counter is the only state
+        the form changes, on the throttle's own connection)."""
+        with connected(self.database, self.authenticator.store):
+            request.allow = self.calls.allowed(target.route, values, None)
+            call = self.calls.admit(request, target, values, None)
+            call.throttle = PageThrottle(self.authenticator, request.remote_addr or "")
+            response, _ = self.calls.render(request.method, call, target)
+        return self.calls.discoverable(response, request)
 
     def match(self, request: Request) -> tuple[Route, Values]:
         """Step 3: the route of the path (a trailing slash ignored, as WordPress does)."""

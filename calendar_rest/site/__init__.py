@@ -37,6 +37,14 @@ Adding a page (the extension points):
    the API's shapes; ``cards.card`` reads one for a template. Records other than
    events come from ``queries/`` the same way (anonymous reader: ``user=None``).
 
+Records (``records``): ``event_page`` (an event, its series, "Add to calendar" from
+``calendar_links``, the ``password_form``), ``linked_page`` (venues, organizers),
+``structured`` (the JSON-LD every listed event and event page carries: the
+``json_ld(event.data)`` global, or ``{% include "_json_ld.html" %}`` with ``event``
+set), ``rule_words`` (a series' rule in words), ``sitemap`` (``/sitemap.xml``,
+``/robots.txt``). TEC's iCalendar aliases and ``/?post_type=…&p=`` are routed in
+``edge/pages.py``.
+
 Modules: ``routes`` (the page routes), ``views`` (the views' resource), ``list_view``
 / ``month_view`` / ``day_view`` (one view each), ``scopes`` (whole calendar,
 category, tag), ``archive`` (the API's event query), ``cards`` (an event as shown),
@@ -49,9 +57,12 @@ Babel), ``assets`` (hashed static files), ``errors`` (HTML error pages, catch-al
 from __future__ import annotations
 
 from ..responders import Resource
+from ..wordpress.urls import POST_TYPES
 from .assets import StaticFiles
 from .errors import Missing, bare_error_page, error_page
+from .records import Records
 from .routes import PAGE_ROUTES
+from .sitemap import Sitemap
 from .views import EventViews, TermViews
 
 #: the resource names of ``PAGE_ROUTES`` and their classes
@@ -59,9 +70,28 @@ PAGE_CLASSES: dict[str, type[Resource]] = {
     "views": EventViews,
     "terms": TermViews,
     "static": StaticFiles,
+    "records": Records,
+    "sitemap": Sitemap,
     "missing": Missing,
 }
 #: the page the site root ``/`` shows to a browser: the route key of ``/events/``
 HOME_KEY = "views.events"
+#: TEC's iCalendar aliases (answered by the API's feeds, ``edge/pages.py``): the
+#: views whose ``?ical=1`` is the archive feed, the event's ``/ical/``
+ICAL_VIEW_KEYS = frozenset({"views.events", "views.list"})
+EVENT_ICAL_KEY = "records.event_ical"
+#: WordPress's plain permalinks ``/?post_type=…&p=ID`` and the page answering them
+PERMALINK_KEY = "records.permalink"
+PERMALINK_TYPES = frozenset(POST_TYPES.values())
 
-__all__ = ["HOME_KEY", "PAGE_CLASSES", "PAGE_ROUTES", "bare_error_page", "error_page"]
+__all__ = [
+    "EVENT_ICAL_KEY",
+    "HOME_KEY",
+    "ICAL_VIEW_KEYS",
+    "PAGE_CLASSES",
+    "PAGE_ROUTES",
+    "PERMALINK_KEY",
+    "PERMALINK_TYPES",
+    "bare_error_page",
+    "error_page",
+]

@@ -66,9 +66,13 @@ def list_events(
     page: int = 1,
     per_page: int | None = None,
     newest_first: bool = False,
+    series: int | None = None,
 ) -> Listing:
     """Page ``page`` of the events ``wanted`` selects, ``per_page`` a page (all of
-    them, up to :data:`MOST_SHOWN`, when None), in start order or ``newest_first``.
+    them, up to :data:`MOST_SHOWN`, when None), in start order or ``newest_first``;
+    ``series``: only the occurrences of the series of that master (the API's
+    ``/events/{id}/occurrences``). Each event carries its JSON-LD (``json_ld``), as
+    the API's single read renders it: every listed event has its own on the page.
 
     :raises RestError: 404 for a page past the last, or an unknown term.
     """
@@ -83,6 +87,8 @@ def list_events(
             raise RestError("rest_no_route", 404) from None
         raise
     filters = archive.filters
+    if series is not None:
+        filters.series = series
     total = call.total(*archive_total(filters, None))
     size = per_page or MOST_SHOWN
     offset, limit = (page - 1) * size, size
@@ -100,7 +106,7 @@ def list_events(
         settings.default_currency_symbol,
         settings.default_currency_code,
         settings.geolocation,
-        False,
+        True,
         call.translate(FREE_LABEL),
     )
     shown = [

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from ..i18n.catalogs import translator
 from ..media_types import HTML_CONTENT_TYPE
 from ..responders import Call
-from ..settings import Settings
+from ..settings import DEFAULT_LANGUAGE, Settings
 from ..wire.reply import Reply
 from ..wordpress.urls import Urls
 from . import texts
@@ -76,6 +76,10 @@ class Frame:
     prev_label: str = texts.PREVIOUS_PAGE
     next_label: str = texts.NEXT_PAGE
     pager_label: str = texts.PAGES
+    #: Open Graph: what the page is (``website``, or ``article`` for a record's page)
+    #: and its image's URL, if any
+    og_type: str = "website"
+    image: str = ""
 
 
 def page_reply(
@@ -121,6 +125,7 @@ def frame_context(urls: Urls, language: str, settings: Settings, frame: Frame) -
             {"language": other, "url": links.page(frame.path, frame.query, other)}
             for other in (language, *links.other_languages())
         ],
+        "x_default": links.page(frame.path, frame.query, DEFAULT_LANGUAGE),
         "switch": [
             {
                 "language": other,

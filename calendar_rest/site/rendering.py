@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 from ..caching.memo import Memo
 from ..i18n.catalogs import translator
+from .structured import json_ld_script
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 
@@ -38,6 +39,7 @@ def environment(override_dir: str | None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["markup"] = Markup  # the sanitised description and excerpt only
+    env.globals["json_ld"] = json_ld_script  # an event's JSON-LD ``<script>``
     return env
 
 

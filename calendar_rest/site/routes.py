@@ -14,6 +14,9 @@ from __future__ import annotations
 from ..media_types import HTML
 from ..routes import READ, RouteSpec
 
+#: the event page answers its password form's ``POST`` too
+GET_AND_FORM = ("GET", "POST")
+
 
 def page(path: str, resource: str, shape: str, **variables: str) -> RouteSpec:
     """A page route: ``GET`` (and HEAD) only, answered in HTML."""
@@ -22,6 +25,8 @@ def page(path: str, resource: str, shape: str, **variables: str) -> RouteSpec:
 
 #: path variables are described for the route table only (pages are never in /doc)
 MISSING = "the rest of a path no page serves"
+SLUG = "the record's slug"
+PAGE = "the page number"
 TERM_PATH = "the term's slug (a category's under its parents'), then the view's segments"
 PAGE_ROUTES: tuple[RouteSpec, ...] = (
     page("/events", "views", "events"),
@@ -35,6 +40,27 @@ PAGE_ROUTES: tuple[RouteSpec, ...] = (
     page("/events/tag/<path:terms>", "terms", "events_tag", terms=TERM_PATH),
     page("/tag/<path:terms>", "terms", "tag", terms=TERM_PATH),
     page("/static/<slug:name>", "static", "file", name="the file name, with its hash"),
+    RouteSpec(
+        "/event/<slug:slug>",
+        "records",
+        "event",
+        GET_AND_FORM,
+        {"slug": SLUG},
+        site=True,
+        media_types=(HTML,),
+    ),
+    page("/event/<slug:slug>/ical", "records", "event_ical", slug=SLUG),
+    page("/venue/<slug:slug>", "records", "venue", slug=SLUG),
+    page("/venue/<slug:slug>/page/<int:page>", "records", "venue_page", slug=SLUG, page=PAGE),
+    page("/organizer/<slug:slug>", "records", "organizer", slug=SLUG),
+    page(
+        "/organizer/<slug:slug>/page/<int:page>", "records", "organizer_page", slug=SLUG, page=PAGE
+    ),
+    # ``/?post_type=…&p=ID`` comes here (``edge/pages.py``); the path itself is the same
+    page("/events/permalink", "records", "permalink"),
+    page("/sitemap.xml", "sitemap", "sitemap"),
+    page("/sitemap-<int:part>.xml", "sitemap", "part", part="the part's number, from 1"),
+    page("/robots.txt", "sitemap", "robots"),
     # last: what no page above serves, under the site's prefixes, is an HTML 404
     page("/events/<path:rest>", "missing", "missing", rest=MISSING),
     page("/event/<path:rest>", "missing", "missing", rest=MISSING),

@@ -17,4 +17,5 @@ entry layer (CLI, importers, webhook worker).
 - ``webhooks`` — subscriptions, outbox messages and delivery attempts.
 - ``imports`` — what importers match records with (UID, name, ``global_id``).
 - ``totals`` — how many records of each kind the database holds (for the CLI).
+- ``sitemap`` — the public records and terms the site's ``/sitemap.xml`` lists.
 """

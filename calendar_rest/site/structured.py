@@ -1,0 +1,75 @@
+"""The pages' JSON-LD (``site.md`` §3): the ``schema.org/Event`` the API renders for
+a single read (``wire.json_ld``, in the event's ``json_ld``), completed for Google's
+Event rich results, and written into a ``<script type="application/ld+json">``.
+
+The API's object is kept as the API answers it; a page's copy adds what TEC's pages
+add (``eventStatus``, the venue's page as the place's ``url``), drops empty values
+and the placeholder ``performer``, and says the description in plain text. The JSON
+is data, never run (CSP allows no inline script), and ``<`` is written ``\\u003c``,
+so no ``</script>`` inside it can close the element.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+import orjson
+from markupsafe import Markup
+
+from ..wire.plain_text import plain_text
+
+SCHEDULED = "https://schema.org/EventScheduled"
+#: what the API's JSON-LD puts in ``performer`` when it knows none (TEC's)
+PLACEHOLDER_PERFORMER = "Organization"
+
+
+def event_json_ld(data: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
+    """The page's JSON-LD of the event the API renders as ``data`` (None: the API
+    rendered none, as for a password-protected event)."""
+    rendered = data.get("json_ld")
+    if not isinstance(rendered, dict):
+        return None
+    shown: dict[str, t.Any] = {**rendered, "@context": "https://schema.org"}
+    shown["eventStatus"] = SCHEDULED
+    shown["description"] = plain_text(data.get("description") or "")
+    if shown.get("performer") == PLACEHOLDER_PERFORMER:
+        del shown["performer"]
+    image = data.get("image")
+    if isinstance(image, dict) and image.get("url"):
+        shown["image"] = image["url"]
+    venue = data.get("venue")
+    if isinstance(shown.get("location"), dict) and isinstance(venue, dict):
+        shown["location"] = {**shown["location"], "url": venue.get("url", "")}
+        shown["location"].pop("description", None)
+    organizers = shown.get("organizer")
+    if isinstance(organizers, dict):
+        shown["organizer"] = trimmed(organizers)
+    elif isinstance(organizers, list):
+        shown["organizer"] = [trimmed(item) for item in organizers]
+    return t.cast(dict[str, t.Any], trimmed(shown))
+
+
+def trimmed(value: t.Any) -> t.Any:
+    """``value`` without its empty strings, lists and objects, at any depth."""
+    if isinstance(value, dict):
+        kept = {key: trimmed(item) for key, item in value.items()}
+        return {key: item for key, item in kept.items() if item not in ("", None, [], {})}
+    if isinstance(value, list):
+        return [trimmed(item) for item in value]
+    return value
+
+
+def script_json(value: t.Any) -> Markup:
+    """``value`` as the text of a JSON-LD ``<script>``: ``<``, ``>`` and ``&`` escaped
+    as JSON escapes (``</script>`` cannot end it early, and it reads the same)."""
+    text = orjson.dumps(value).decode()
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text)  # noqa: S704 - JSON with every markup character escaped
+
+
+def json_ld_script(data: t.Mapping[str, t.Any]) -> Markup:
+    """The ``<script type="application/ld+json">`` of an event, or nothing."""
+    found = event_json_ld(data)
+    if found is None:
+        return Markup("")
+    return Markup('<script type="application/ld+json">%s</script>') % script_json(found)
