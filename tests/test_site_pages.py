@@ -101,6 +101,10 @@ def test_pages_send_the_security_headers(api: Api) -> None:
         ("/venue/nowhere/", 404, None),
         ("/organizer/nobody/", 404, None),
         ("/tag/nothing/at/all/", 404, None),
+        ("/event/", 404, None),
+        ("/venue", 404, None),
+        ("/organizer/", 404, None),
+        ("/tag/", 404, None),
         ("/fr/events/nowhere/", 404, None),
     ],
 )

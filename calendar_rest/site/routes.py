@@ -66,4 +66,6 @@ PAGE_ROUTES: tuple[RouteSpec, ...] = (
     page("/event/<path:rest>", "missing", "missing", rest=MISSING),
     page("/venue/<path:rest>", "missing", "missing", rest=MISSING),
     page("/organizer/<path:rest>", "missing", "missing", rest=MISSING),
+    # the prefixes themselves, which name no page either
+    *(page(prefix, "missing", "missing") for prefix in ("/event", "/venue", "/organizer", "/tag")),
 )
