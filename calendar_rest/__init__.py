@@ -14,6 +14,8 @@ docstring is its guide). Packages:
 - ``edge/`` — the HTTP edge: the request pipeline, authentication, the response
   cache, conditional requests, CORS.
 - ``resources/`` — one class per collection; responders orchestrate.
+- ``site/`` — the public pages (``site.md``): the views people look at, beside
+  ``resources/`` on the same queries and wire, served by the same pipeline.
 - ``wire/`` — loaded records turned into TEC's JSON (and iCalendar).
 - ``describe/`` — the namespace index and the OpenAPI document.
 - ``repository/`` — every write.
@@ -30,12 +32,14 @@ Modules every layer shares:
 - ``__main__`` — ``python -m calendar_rest`` runs the CLI.
 - ``app`` — the WSGI ``Application`` and ``create_app``.
 - ``routes`` — every route of the namespace, as data.
+- ``responders`` — the resource base and the ``Call`` a responder receives (API and
+  pages alike).
 - ``errors`` — the one error type and the one collector of bad parameters.
 - ``settings`` — the run-time settings of one application.
 - ``models`` — the Peewee models of every stored record.
 - ``db`` — connections from a URL, and the one-transaction-per-request rule.
 - ``clock`` — the one source of "now".
-- ``media_types`` — JSON or iCalendar, chosen from ``Accept``.
+- ``media_types`` — JSON or iCalendar, chosen from ``Accept`` (and HTML at ``/``).
 """
 
 from __future__ import annotations

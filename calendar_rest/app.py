@@ -146,7 +146,7 @@ class Application:
             if not self.database.is_closed():  # what the generation read took, on a hit
                 self.database.close()
         vary = response.headers.pop("Vary", None)
-        response.headers.extend(self.sent_headers(environ, vary))
+        response.headers.extend(self.sent_headers(environ, vary, public=request.page))
         return response(environ, start_response)
 
     def answer_hit(
@@ -176,14 +176,15 @@ class Application:
         return self.read_gate
 
     def sent_headers(
-        self, environ: WSGIEnvironment, vary: str | None = None
+        self, environ: WSGIEnvironment, vary: str | None = None, *, public: bool = False
     ) -> list[tuple[str, str]]:
         """What a response gets on its way out, after the response cache (so no entry
         holds them): ``Date``, WordPress's no-cache headers for an authenticated
-        request, the CORS headers of its origin and ``Vary: Origin`` (after the
-        response's own ``vary``, in one header)."""
+        request (not on a ``public`` page, which never reads credentials), the CORS
+        headers of its origin and ``Vary: Origin`` (after the response's own ``vary``,
+        in one header)."""
         headers = [("Date", http_now())]
-        if "HTTP_AUTHORIZATION" in environ:
+        if "HTTP_AUTHORIZATION" in environ and not public:
             headers.append(("Cache-Control", NO_CACHE))
         cors = self.cors.headers(environ)
         if cors or environ.get("REQUEST_METHOD") in SAFE_METHODS:

@@ -17,6 +17,9 @@ CALENDAR = "text/calendar"
 #: what a negotiated route offers, JSON first (the default and the tie-breaker)
 OFFERED = (JSON, CALENDAR)
 CALENDAR_CONTENT_TYPE = "text/calendar; charset=utf-8"
+#: the public pages (``site/``), and the site root ``/`` to a browser
+HTML = "text/html"
+HTML_CONTENT_TYPE = "text/html; charset=utf-8"
 
 
 @functools.lru_cache(maxsize=512)
@@ -27,3 +30,14 @@ def negotiate(accept: str | None) -> str:
         return JSON
     chosen = parse_accept_header(accept, MIMEAccept).best_match(OFFERED, default=JSON)
     return chosen or JSON
+
+
+@functools.lru_cache(maxsize=512)
+def prefers_html(accept: str | None) -> bool:
+    """Whether ``Accept`` ranks ``text/html`` above ``application/json`` (what browsers
+    send): the site root's one negotiation between its page and its JSON index
+    (``site.md`` §1); a tie, or no ``Accept``, is JSON."""
+    if not accept:
+        return False
+    ranked = parse_accept_header(accept, MIMEAccept)
+    return ranked.quality(HTML) > ranked.quality(JSON)

@@ -47,6 +47,8 @@ F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 CONVERTERS: dict[str, tuple[str, dict[str, t.Any]]] = {
     "int": (r"\d+", {"type": "integer", "minimum": 0}),
     "slug": (r"[^/]+", {"type": "string", "pattern": "^[^/]+$"}),
+    # the public pages' nested paths (``site/routes.py``; never in the index or /doc)
+    "path": (r".+", {"type": "string"}),
 }
 VARIABLE_RE = re.compile(r"<(?:(\w+):)?(\w+)>")
 #: a converter's regex when a suffix follows it in the same segment (``{id}.ics``)
@@ -67,7 +69,8 @@ class RouteSpec(t.NamedTuple):
     methods: tuple[str, ...]
     #: what each path variable means (for the index and ``/doc``)
     variables: dict[str, str] = {}
-    #: the path is the site's, not the namespace's (the REST index of discovery)
+    #: the path is the site's, not the namespace's (the REST index of discovery, the
+    #: public pages of ``site/``): matched as written, left out of the index and /doc
     site: bool = False
     #: what the route answers in, the default first; several: ``Accept`` decides
     media_types: tuple[str, ...] = (JSON,)
@@ -163,7 +166,9 @@ def accepts(arguments: ArgumentSet, *, collect_errors: bool = False) -> t.Callab
 
 
 def responder_name(method: str, shape: str) -> str:
-    return f"on_{METHOD_VERB[method]}{SHAPE_SUFFIX[shape]}"
+    """``on_<verb><suffix>``: a shape the API does not name (a public page's, such as
+    ``month``) is its own suffix (``on_get_month``)."""
+    return f"on_{METHOD_VERB[method]}{SHAPE_SUFFIX.get(shape, '_' + shape)}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -211,7 +216,7 @@ class Route:
     @property
     def rule(self) -> str:
         """The path the Werkzeug map matches."""
-        return "/" if self.spec.site else f"/{NAMESPACE}{self.relative_path}"
+        return self.spec.path if self.spec.site else f"/{NAMESPACE}{self.relative_path}"
 
     @property
     def wordpress_pattern(self) -> str:
@@ -245,17 +250,20 @@ def namespace_routes(routes: t.Iterable[Route]) -> tuple[Route, ...]:
     return tuple(route for route in routes if not route.spec.site)
 
 
-def route_table(resource_classes: t.Mapping[str, type]) -> tuple[Route, ...]:
-    """Every route with the responders its resource class defines, in ``ROUTES``
-    order; a method without a responder is not served.
+def route_table(
+    resource_classes: t.Mapping[str, type], specs: tuple[RouteSpec, ...] = ROUTES
+) -> tuple[Route, ...]:
+    """Every route of ``specs`` (the API's ``ROUTES`` unless given, e.g. followed by
+    the public pages') with the responders its resource class defines, in order; a
+    method without a responder is not served.
 
     :raises LookupError: a route names a resource without a class.
     """
-    missing = sorted({spec.resource for spec in ROUTES} - set(resource_classes))
+    missing = sorted({spec.resource for spec in specs} - set(resource_classes))
     if missing:
         raise LookupError(f"routes name resources without a class: {missing}")
     routes = []
-    for spec in ROUTES:
+    for spec in specs:
         endpoints = _endpoints(spec, resource_classes[spec.resource])
         if endpoints:
             routes.append(Route(spec, _variables(spec), endpoints))

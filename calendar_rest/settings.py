@@ -25,6 +25,8 @@ LANGUAGES = ("en", "fr")
 DEFAULT_LANGUAGE = "en"
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
+#: the views ``site_default_view`` may name
+SITE_VIEWS = ("list", "month", "day")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +98,16 @@ class Settings:
     #: seconds a connection has to send a complete request head: from its opening while
     #: it has sent nothing, else from the head's first byte (slow clients are closed)
     header_timeout: float = 10.0
+    #: the public pages of ``site.md`` (false: every page route is a 404, API only)
+    site_pages: bool = True
+    #: the view ``/events/`` shows: ``list``, ``month`` or ``day``
+    site_default_view: str = "list"
+    #: the first day of a week in the month grid: 0 Sunday … 6 Saturday (WordPress's)
+    start_of_week: int = 1
+    #: events a day of the month grid lists before its "+ N more" link
+    site_month_events_per_day: int = 3
+    #: a directory whose templates replace the site's own, file by file
+    site_templates_dir: str | None = None
 
     @classmethod
     def build(
@@ -174,10 +186,21 @@ class Settings:
                     "read_database_urls: read replicas need PostgreSQL (postgresql:// URLs "
                     "for the database and every replica)"
                 )
+        self.validate_site()
         try:
             resolve_timezone(self.timezone)
         except DateParseError as exc:
             raise ValueError(f"invalid site timezone {self.timezone!r}") from exc
+
+    def validate_site(self) -> None:
+        """The public pages' settings (``site.md``)."""
+        if self.site_default_view not in SITE_VIEWS:
+            raise ValueError(f"site_default_view must be one of {', '.join(SITE_VIEWS)}")
+        if not 0 <= self.start_of_week <= 6:
+            raise ValueError("start_of_week must be from 0 (Sunday) to 6 (Saturday)")
+        require_positive(self, ("site_month_events_per_day",), "integer")
+        if self.site_templates_dir is not None and not os.path.isdir(self.site_templates_dir):
+            raise ValueError(f"site_templates_dir: {self.site_templates_dir!r} is not a directory")
 
     @property
     def site_zone(self) -> dt.tzinfo:

@@ -15,9 +15,10 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.test import Client
 
 from calendar_rest import create_app
+from calendar_rest import responders as base
 from calendar_rest.app import Application
-from calendar_rest.resources import RESOURCE_CLASSES, base
-from calendar_rest.resources.base import Arguments
+from calendar_rest.resources import RESOURCE_CLASSES
+from calendar_rest.responders import Arguments
 from calendar_rest.routes import ROUTES, route_table
 from calendar_rest.schemas import validate
 from calendar_rest.schemas.events import EventArchiveArgs

@@ -158,6 +158,8 @@ def test_every_answer_is_json_whatever_the_client_accepts(
     for accept in ACCEPTS:
         headers = {"Accept": accept} if accept else {}
         for method, path, role in requests:
+            if path == "/" and accept == "text/html":
+                continue  # the one negotiated route: its page (site.md §1, test_site_pages)
             kwargs = {"json": {"name": f"Tag for {accept}"}} if role == "administrator" else {}
             response = call(api, method, path, role, headers=headers, **kwargs)
             if response.content_type != JSON_TYPE:

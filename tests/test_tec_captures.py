@@ -32,7 +32,7 @@ from calendar_rest.models import Organizer, Term, Venue
 from calendar_rest.repository.changes import collecting_changes
 from calendar_rest.repository.inline_links import NewLinked, materialise
 from calendar_rest.repository.posts import WriteContext
-from calendar_rest.resources.base import METHOD_ORDER
+from calendar_rest.responders import METHOD_ORDER
 from calendar_rest.schemas import OrganizerCreateArgs, VenueCreateArgs, validate
 from calendar_rest.wordpress.taxonomies import CATEGORIES, TAGS
 from calendar_rest.wordpress.text import slugify

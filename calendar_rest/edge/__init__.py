@@ -16,6 +16,8 @@ other modules are the mechanisms they use (import-linter keeps that order).
   and validated into a ``Call``, the reply rendered, ``Allow`` and the discovery link.
 - ``targets`` — the route table bound to resource instances: a ``Target`` per route
   and method.
+- ``pages`` — what differs for a public page (``site/``): ``/`` negotiated with the
+  default view, no authentication, errors as HTML pages.
 - ``tagging`` — which record a reply shows, and the ``ETag``/``Last-Modified`` of a 200.
 - ``http`` — the request and the response the WordPress way: merged parameters,
   language roots, links that follow the mount point.

@@ -25,7 +25,7 @@ from werkzeug.datastructures import MultiDict
 
 from ..caching.stamped import StampedLRU
 from ..clock import Clock
-from ..media_types import negotiate
+from ..media_types import HTML, negotiate, prefers_html
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIEnvironment
@@ -43,6 +43,9 @@ DATE_PARAMS = (
 ABSOLUTE_DATE = re.compile(r"^[\d\s:T.+\-Z/]*$")
 #: the response header saying whether a cacheable read was served from the cache
 CACHE_HEADER = "X-Calendar-Cache"
+#: the site root's paths (before the language root is split off), negotiated between
+#: its page and its JSON index
+SITE_ROOTS = frozenset({"", "/", "/fr", "/fr/"})
 HIT, MISS = "hit", "miss"
 #: the outcome of the latest :meth:`ReadCache.get` of the request this context serves
 _lookup: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -115,17 +118,22 @@ def lookup_outcome() -> str | None:
 
 def request_key(environ: WSGIEnvironment) -> tuple[str, ...] | None:
     """What identifies a GET's response, read off the raw environ (before the language
-    root is split off), with the media type ``Accept`` negotiates (``calendar.md`` §7);
-    None for other methods."""
+    root is split off), with the media type ``Accept`` negotiates (``calendar.md`` §7,
+    and the site root's page, ``site.md`` §5); None for other methods."""
     if environ.get("REQUEST_METHOD") != "GET":
         return None
+    accept = environ.get("HTTP_ACCEPT")
+    path = environ.get("PATH_INFO", "")
+    media_type = negotiate(accept)  # a calendar is never replayed to JSON
+    if path in SITE_ROOTS and prefers_html(accept):
+        media_type = HTML  # nor the site root's page to a program
     return (
         environ.get("wsgi.url_scheme", ""),
         environ.get("HTTP_HOST", ""),
         environ.get("SCRIPT_NAME", ""),
-        environ.get("PATH_INFO", ""),
+        path,
         environ.get("QUERY_STRING", ""),
-        negotiate(environ.get("HTTP_ACCEPT")),  # a calendar is never replayed to JSON
+        media_type,
     )
 
 

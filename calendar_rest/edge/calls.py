@@ -15,7 +15,7 @@ from ..clock import Clock
 from ..errors import ParamErrors, forbidden
 from ..models import User
 from ..queries.lists.counts import CountCache
-from ..resources.base import Arguments, Call, Resource, copied
+from ..responders import Arguments, Call, Resource, copied
 from ..routes import Route
 from ..settings import Settings
 from ..wire.fields import only_fields, requested_fields

@@ -51,6 +51,7 @@ from .calls import SERVED_AS, Calls, Values
 from .cors import CorsPolicy, is_preflight
 from .http import Request, drain_body, enveloped, json_response, urls_for
 from .outbox import Outbox
+from .pages import PAGE_RESOURCE_CLASSES, Pages, page_routes
 from .reads import Reads
 from .targets import bind_targets
 from .writes import Writes
@@ -85,19 +86,22 @@ class Dispatcher:
         self.settings = settings
         self.cors = cors
         self.authenticator = Authenticator(database, settings, clock)
+        #: the API's routes (what the index and /doc describe), then the pages'
         self.routes = route_table(RESOURCE_CLASSES)
-        self.url_map = build_url_map(self.routes)
+        self.page_routes = page_routes(settings)
+        served = self.routes + self.page_routes
+        self.url_map = build_url_map(served)
         #: bound once: rules match paths alone (no host, scheme or method), and a
         #: match changes no state, so every thread shares it
         self.adapter: MapAdapter = self.url_map.bind("localhost")
         #: a path's match, kept: matching walks the map's state machine in Python, and
         #: the same paths come again and again (a path names at most one record)
         self.matched = functools.lru_cache(maxsize=MATCHES_KEPT)(self._match_path)
-        self.routes_by_key = {route.key: route for route in self.routes}
-        self.resources = {
-            name: cls(settings, self.routes) for name, cls in RESOURCE_CLASSES.items()
-        }
-        self.targets = bind_targets(self.routes, self.resources)
+        self.routes_by_key = {route.key: route for route in served}
+        classes = {**RESOURCE_CLASSES, **PAGE_RESOURCE_CLASSES}
+        self.resources = {name: cls(settings, self.routes) for name, cls in classes.items()}
+        self.pages = Pages(settings, self.routes_by_key)
+        self.targets = bind_targets(served, self.resources)
         self.outbox = Outbox(self.targets)
         self.options = OptionsResponder(settings)
         #: the steps every call takes, holding the clock and the list totals kept
@@ -127,7 +131,7 @@ class Dispatcher:
         # 3333 forbids ``Connection`` to applications (waitress answers 500 to it), and
         # the servers close it themselves (waitress under ``serve`` refuses the
         # declaration before the app runs; Werkzeug's closes every connection).
-        if "_envelope" in request.args:
+        if "_envelope" in request.args and not request.page:
             response = enveloped(response)
         if request.negotiated and "Vary" not in response.headers:
             response.headers["Vary"] = "Accept"  # every answer of the route (calendar.md §2.1)
@@ -146,12 +150,13 @@ class Dispatcher:
             request.media_type = negotiate(request.environ.get("HTTP_ACCEPT"))
         else:
             request.media_type = media_types[0]
+        route = self.pages.route_for(route, request)
         if request.method == "OPTIONS":
             return self.answer_options(request, route, values)
         target = self.targets.get((route.key, SERVED_AS.get(request.method, request.method)))
         if target is None:
             raise no_route()
-        user = self.authenticate(request)
+        user = None if request.page else self.authenticate(request)  # pages: public
         if request.method in WRITE_METHODS:
             return self.writes.write(request, target, values, user)
         with request_scope(self.database, write=False):
@@ -194,6 +199,8 @@ class Dispatcher:
             return self.authenticator.authenticate(header, request.remote_addr or "")
 
     def error_response(self, error: RestError, request: Request) -> Answer:
+        if request.page:
+            return self.calls.discoverable(self.pages.error_response(error, request), request)
         translate = translator(request.reply_language)
         response = json_response(error.body(translate), error.status, error.headers.items())
         return self.calls.discoverable(response, request)

@@ -34,6 +34,9 @@ if t.TYPE_CHECKING:  # pragma: no cover
 
 JSON_CONTENT_TYPE = "application/json; charset=UTF-8"
 BASE_HEADERS = (("X-Robots-Tag", "noindex"), ("X-Content-Type-Options", "nosniff"))
+#: the public pages and their static files are for search engines too
+PAGE_BASE_HEADERS = (("X-Content-Type-Options", "nosniff"),)
+PAGE_CONTENT_TYPES = ("text/html", "text/css")
 #: headers that describe the transport, kept outside an ``_envelope``
 TRANSPORT_HEADERS = frozenset(
     {"Content-Type", "Content-Length", "Vary", *(name for name, _ in BASE_HEADERS)}
@@ -63,6 +66,8 @@ class Request(BaseRequest):
     negotiated: bool = False
     #: the media type the answer is in (``media_types.negotiate`` on such routes)
     media_type: str = JSON
+    #: a public page's route (``site/``): never authenticated, errors as HTML
+    page: bool = False
 
     def limit_body(self, limit: int) -> None:
         """Serve bodies of at most ``limit`` bytes. The stream is cut one byte later:
@@ -252,7 +257,9 @@ def reply_response(reply: Reply) -> Answer:
     (``content_type``), with WordPress's headers."""
     if reply.content_type is None:
         return json_response(reply.body, reply.status, reply.headers)
-    response = Answer(reply.body, reply.status, BASE_HEADERS, reply.content_type)
+    page = reply.content_type.startswith(PAGE_CONTENT_TYPES)
+    base = PAGE_BASE_HEADERS if page else BASE_HEADERS
+    response = Answer(reply.body, reply.status, base, reply.content_type)
     for name, value in reply.headers:
         response.headers[name] = value
     return response

@@ -26,7 +26,7 @@ from ..models import ChangeEntry, WebhookSubscription
 from ..queries.lists.changes import COLLECTIONS, protected_events
 from ..queries.lookups.webhooks import active_subscriptions, subscription_events
 from ..repository.webhooks import enqueue_all
-from ..resources.base import Arguments, Call
+from ..responders import Arguments, Call
 from ..schemas.webhooks import ALL_EVENTS
 from ..settings import DEFAULT_LANGUAGE
 from ..wire.changes import protected_keys

@@ -13,7 +13,7 @@ import typing as t
 
 from ..errors import RestError
 from ..models import User
-from ..resources.base import Arguments, Call
+from ..responders import Arguments, Call
 from ..routes import Route
 from ..settings import Settings
 from ..wordpress.php_params import php_params

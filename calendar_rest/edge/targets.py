@@ -13,7 +13,7 @@ import typing as t
 
 from marshmallow import EXCLUDE, Schema
 
-from ..resources.base import Resource
+from ..responders import Resource
 from ..routes import Route
 from ..wire.reply import Reply
 

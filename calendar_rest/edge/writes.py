@@ -29,7 +29,7 @@ from ..errors import RestError
 from ..models import User
 from ..repository.changes import collecting_changes
 from ..repository.record_locks import lock_written_record
-from ..resources.base import Call, ReadyToWrite
+from ..responders import Call, ReadyToWrite
 from ..routes import Route
 from .answer import Answer
 from .calls import Calls, Values

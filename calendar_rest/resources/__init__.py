@@ -2,13 +2,13 @@
 
 A responder only orchestrates, in WordPress's order: the parameters (their shape, then
 the records they name), the permission, the read (``queries``) or the write
-(``repository``), the representation (``wire``), returned as a ``Reply``. Only the edge
+(``repository``), the representation (``wire``), returned as a ``Reply``; the
+base class and what a responder receives (``Call``) are ``responders.py``, shared
+with the public pages (``site/``). Only the edge
 imports this package (the dispatcher binds the route table to its instances at
 start-up); ``RESOURCE_CLASSES`` maps the resource names of ``routes.ROUTES`` to their
 classes (``routes.route_table`` refuses to build a table where a route names no class).
 
-- ``base`` — ``Resource``, and what a responder receives: one ``Call`` per request,
-  its ``Arguments``.
 - ``events`` — ``/events``, ``/events/{id}``, ``/events/by-slug/{slug}``: TEC's event
   routes.
 - ``event_feeds`` — the iCalendar representations of events (``.ics`` and
@@ -22,7 +22,7 @@ classes (``routes.route_table`` refuses to build a table where a route names no 
 
 from __future__ import annotations
 
-from .base import Resource
+from ..responders import Resource
 from .changes import Changes
 from .descriptions import Documentation, NamespaceIndex, SiteIndex
 from .events import Events

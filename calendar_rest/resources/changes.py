@@ -17,13 +17,13 @@ from ..models import User
 from ..queries.lists.changes import RECORD_TYPES, incremental_walk, initial_walk, protected_events
 from ..queries.loaded import FeedEntry
 from ..queries.lookups.site_state import CHANGES_PRUNED, database_id, generation, read_counter
+from ..responders import Call, Resource
 from ..routes import accepts
 from ..schemas.changes import ChangesArgs
 from ..wire.changes import change_entry
 from ..wire.pages import Pager, list_headers
 from ..wire.reply import Reply
 from ..wire.sync_tokens import decode_token, encode_token
-from .base import Call, Resource
 
 
 class Changes(Resource):

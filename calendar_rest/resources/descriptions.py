@@ -17,12 +17,12 @@ from ..describe.namespace_index import namespace_index, site_index
 from ..describe.openapi import openapi_document
 from ..errors import RestError
 from ..i18n.catalogs import Translate, translator
+from ..responders import Call, Resource
 from ..routes import Route, accepts
 from ..schemas.descriptions import DocArgs, NamespaceIndexArgs, SiteIndexArgs
 from ..settings import NAMESPACE, Settings
 from ..wire.reply import Reply
 from ..wordpress.urls import Urls
-from .base import Call, Resource
 
 #: rendered descriptions kept per resource (mount points times languages)
 RENDERED = 32

@@ -31,13 +31,13 @@ from ..queries.lists.feeds import feed_keys, feed_units, is_master, series_of
 from ..queries.lookups.events import event_by_id
 from ..queries.lookups.related import load_related
 from ..queries.lookups.site_state import last_write
+from ..responders import Call, Resource
 from ..routes import accepts
 from ..rules.permissions import can_read_content
 from ..schemas import events as event_args
 from ..wire.events import EventView, event_data
 from ..wire.icalendar_feed import FeedEvent, FeedInfo, calendar_bytes
 from ..wire.reply import Reply
-from .base import Call, Resource
 
 log = logging.getLogger("calendar_rest")
 #: the default ``X-WR-CALNAME``, before `` – <site host>``

@@ -24,6 +24,7 @@ from ..repository.posts import WriteContext
 from ..repository.series import SeriesLimits
 from ..repository.series_bounds import check_series_size
 from ..repository.series_edits import delete_event_write, save_event_write
+from ..responders import Call
 from ..routes import accepts
 from ..rules.permissions import (
     can_create,
@@ -42,7 +43,6 @@ from ..wire.pages import Pager
 from ..wire.reply import Reply
 from ..wordpress.cost import FREE_LABEL
 from ..wordpress.urls import Urls
-from .base import Call
 from .event_feeds import EventFeeds, alternate_feed
 
 

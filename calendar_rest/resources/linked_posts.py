@@ -29,6 +29,7 @@ from ..repository.linked import (
     update_linked,
 )
 from ..repository.posts import WriteContext
+from ..responders import Call, Resource
 from ..routes import accepts
 from ..rules.permissions import (
     can_create,
@@ -50,7 +51,6 @@ from ..schemas.linked import (
 from ..wire.linked import linked_data
 from ..wire.pages import Pager
 from ..wire.reply import Reply
-from .base import Call, Resource
 
 
 class LinkedPosts(Resource):

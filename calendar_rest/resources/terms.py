@@ -29,6 +29,7 @@ from ..repository.terms import (
     update_term,
 )
 from ..repository.translations import translation_root
+from ..responders import Call, Resource
 from ..routes import accepts
 from ..rules.markup import TERM_FIELDS, written_fields
 from ..rules.permissions import can_manage_terms
@@ -37,7 +38,6 @@ from ..wire.pages import Pager
 from ..wire.reply import Reply
 from ..wire.term_objects import core_links, single_term_object, term_object
 from ..wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
-from .base import Call, Resource
 
 
 class Terms(Resource):

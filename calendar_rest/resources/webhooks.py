@@ -22,6 +22,7 @@ from ..queries.lookups.webhooks import (
     subscription_page,
 )
 from ..repository.webhooks import create_subscription, delete_subscription, update_subscription
+from ..responders import METHOD_ORDER, Call, Resource
 from ..routes import Route, accepts
 from ..rules.permissions import has_cap
 from ..rules.ssrf import host_allowed
@@ -29,7 +30,6 @@ from ..schemas import webhooks as webhook_args
 from ..wire.pages import Pager
 from ..wire.reply import Reply
 from ..wire.webhooks import array_page, attempt_data, subscription_data
-from .base import METHOD_ORDER, Call, Resource
 
 ADMIN_CAPABILITY = "manage_options"
 DEFAULT_PORTS = {"http": 80, "https": 443}

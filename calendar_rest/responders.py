@@ -1,5 +1,8 @@
 """The resource base and what a responder receives: one :class:`Call` per request.
 
+Shared by the API's ``resources/`` and the public pages of ``site/`` (siblings that
+never import each other): both are bound to the route table the same way.
+
 The dispatcher validates the request's parameters against the responder's declared
 argument set once, before calling it (:class:`Arguments`); the responder then only
 orchestrates, in WordPress's order: the parameters (their shape, then the records
@@ -15,17 +18,17 @@ import weakref
 
 from marshmallow import Schema, ValidationError, missing
 
-from ..clock import Clock, utc_now
-from ..errors import ParamErrors, forbidden, missing_params, too_many_items
-from ..i18n.catalogs import Translate, translator
-from ..media_types import JSON
-from ..models import Event, User
-from ..queries.lists.counts import CountCache, RangesOf, count_rows
-from ..queries.sql.statements import Statement
-from ..routes import Route
-from ..schemas import MissingParams, TooManyItems, validate
-from ..settings import Settings
-from ..wordpress.urls import Urls
+from .clock import Clock, utc_now
+from .errors import ParamErrors, forbidden, missing_params, too_many_items
+from .i18n.catalogs import Translate, translator
+from .media_types import JSON
+from .models import Event, User
+from .queries.lists.counts import CountCache, RangesOf, count_rows
+from .queries.sql.statements import Statement
+from .routes import Route
+from .schemas import MissingParams, TooManyItems, validate
+from .settings import Settings
+from .wordpress.urls import Urls
 
 R = t.TypeVar("R")
 #: what each schema makes of no parameters at all (its defaults): a read without a
