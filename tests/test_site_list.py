@@ -100,6 +100,8 @@ def test_the_date_starts_the_list_and_past_lists_newest_first(api: Api) -> None:
     assert before == ids[:2]
     for query in (f"past=1&date={since}", f"eventDisplay=past&date={since}"):
         assert shown_ids(page(api, f"/events/list/?{query}")) == before[::-1], query
+    body = page(api, "/events/list/?past=1").get_data(as_text=True)
+    assert body.count('<input type="hidden" name="past" value="1">') == 2  # both forms
 
 
 def test_past_pages_run_from_the_newest(api: Api) -> None:
@@ -155,3 +157,18 @@ def test_a_hidden_venue_is_never_shown(api: Api, view: str) -> None:
     answer = page(api, path)
     if answer.status_code == 200:
         assert "Secret Cellar" not in answer.get_data(as_text=True)
+
+
+def test_a_protected_event_is_listed_without_its_content(api: Api) -> None:
+    protected = api.create_event(
+        title="Members evening",
+        password="open sesame",
+        excerpt="<p>The code is 1234</p>",
+        description="<p>Room behind the bar</p>",
+        **future(2),
+    )["id"]
+    for path in ("/events/list/", "/events/month/", f"/events/{future(2)['start_date'][:10]}/"):
+        answer = page(api, path)
+        body = answer.get_data(as_text=True)
+        assert "Members evening" in body and "1234" not in body and "behind the bar" not in body
+        assert protected in shown_ids(answer) or path == "/events/month/"

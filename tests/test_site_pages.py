@@ -209,3 +209,14 @@ def test_site_settings_are_read_from_the_environment() -> None:
 def test_a_plain_client_on_a_page_gets_the_page(api: Api) -> None:
     answer = Client(api.app).get("/events/list/")
     assert answer.status_code == 200 and answer.content_type.startswith("text/html")
+
+
+def test_a_broken_template_override_still_answers(api: Api, sibling_app, tmp_path) -> None:  # noqa: ANN001
+    (tmp_path / "list.html").write_text(
+        "{% extends 'base.html' %}{% block main %}{{ nope.x }}{% endblock %}"
+    )
+    (tmp_path / "error.html").write_text("{{ nothing.here }}")
+    other = api_for(sibling_app(site_templates_dir=str(tmp_path)), api)
+    answer = page(other, "/events/list/")
+    assert answer.status_code == 500 and answer.content_type.startswith("text/html")
+    assert page(other, "/events/nowhere/").status_code == 404

@@ -9,16 +9,18 @@ page's failure is an HTML page with the same status, never a JSON body.
 
 from __future__ import annotations
 
+import logging
 import typing as t
 
 from ..errors import RestError
 from ..media_types import HTML, prefers_html
 from ..routes import Route, route_table
 from ..settings import Settings
-from ..site import HOME_KEY, PAGE_CLASSES, PAGE_ROUTES, error_page
+from ..site import HOME_KEY, PAGE_CLASSES, PAGE_ROUTES, bare_error_page, error_page
 from .answer import Answer
 from .http import Request, reply_response, urls_for
 
+log = logging.getLogger("calendar_rest")
 #: the resource classes of the page routes (bound beside the API's)
 PAGE_RESOURCE_CLASSES = PAGE_CLASSES
 
@@ -53,6 +55,12 @@ class Pages:
         return route
 
     def error_response(self, error: RestError, request: Request) -> Answer:
-        """``error`` as an HTML page in the request's language, same status."""
+        """``error`` as an HTML page in the request's language, same status; a bare
+        page when its template fails (a broken override must not become a crash)."""
         urls = urls_for(request, self.settings.site_url)
-        return reply_response(error_page(error, self.settings, urls, request.language))
+        try:
+            reply = error_page(error, self.settings, urls, request.language)
+        except Exception:  # noqa: BLE001 - the error path must always answer
+            log.exception("the error page failed on %s %s", request.method, request.path)
+            reply = bare_error_page(error.status)
+        return reply_response(reply)

@@ -25,10 +25,11 @@ Adding a page (the extension points):
    view and the API filter of what it lists; ``page_reply`` adds every page's
    chrome and headers (CSP of §6).
 3. A template: ``templates/<name>.html`` extending ``base.html`` (blocks ``title``,
-   ``head``, ``main``); ``_("text")`` translates (add the French to
-   ``i18n/locale/fr/LC_MESSAGES/calendar_rest.po``), ``formats`` formats dates
-   (Babel, the page's language), ``event_macros.html`` renders an event
-   (``data-event-id``) the way every list does. A site overrides any template by a
+   ``head``, ``main``); ``_("text")`` translates (add the English and French
+   entries to ``i18n/locale/*/LC_MESSAGES/calendar_rest.po``, checked by
+   ``tests/test_site_i18n.py``; texts written in Python go in ``texts``);
+   ``formats`` formats dates (Babel, the page's language); ``event_macros.html``
+   renders an event (``data-event-id``) the way every list does. A site overrides any template by a
    file of the same name in ``site_templates_dir``.
 4. Events: ``archive.list_events(call, settings, EventFilter(api_params))`` runs
    ``GET /events``'s own query (visibility, totals, no query per event) and returns
@@ -40,24 +41,26 @@ Modules: ``routes`` (the page routes), ``views`` (the views' resource), ``list_v
 category, tag), ``archive`` (the API's event query), ``cards`` (an event as shown),
 ``params`` (the views' query parameters), ``frame`` (every page's chrome and
 headers), ``links`` (page, API, feed and subscribe URLs), ``rendering`` (Jinja2 and
-Babel), ``assets`` (hashed static files), ``errors`` (HTML error pages, catch-all).
+Babel), ``assets`` (hashed static files), ``errors`` (HTML error pages, catch-all),
+``texts`` (the page texts written in Python, marked for the catalogs).
 """
 
 from __future__ import annotations
 
 from ..responders import Resource
 from .assets import StaticFiles
-from .errors import Missing, error_page
+from .errors import Missing, bare_error_page, error_page
 from .routes import PAGE_ROUTES
-from .views import EventViews
+from .views import EventViews, TermViews
 
 #: the resource names of ``PAGE_ROUTES`` and their classes
 PAGE_CLASSES: dict[str, type[Resource]] = {
     "views": EventViews,
+    "terms": TermViews,
     "static": StaticFiles,
     "missing": Missing,
 }
 #: the page the site root ``/`` shows to a browser: the route key of ``/events/``
 HOME_KEY = "views.events"
 
-__all__ = ["HOME_KEY", "PAGE_CLASSES", "PAGE_ROUTES", "error_page"]
+__all__ = ["HOME_KEY", "PAGE_CLASSES", "PAGE_ROUTES", "bare_error_page", "error_page"]

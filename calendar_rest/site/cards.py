@@ -9,6 +9,7 @@ import datetime as dt
 import typing as t
 
 from .rendering import Formats
+from .texts import ALL_DAY
 
 STAMP = "%Y-%m-%d %H:%M:%S"
 
@@ -58,8 +59,8 @@ class Card:
         first, last = self.first_day, self.last_day
         if self.all_day:
             if first == last:
-                return f"{formats.date(first)} · {translate('All day')}"
-            return f"{formats.date(first)} – {formats.date(last)} · {translate('All day')}"
+                return f"{formats.date(first)} · {translate(ALL_DAY)}"
+            return f"{formats.date(first)} – {formats.date(last)} · {translate(ALL_DAY)}"
         start = f"{formats.date(first)}, {formats.time(self.start)}"
         if self.multi_day:
             return f"{start} – {formats.date(self.end.date())}, {formats.time(self.end)}"

@@ -14,6 +14,7 @@ from ..wire.reply import Reply
 from ..wordpress.urls import Urls
 from .frame import PAGE_HEADERS, Frame, frame_context
 from .rendering import render
+from .texts import BAD_REQUEST, FAILED, NOT_FOUND
 
 
 class Missing(Resource):
@@ -32,11 +33,11 @@ def error_page(error: RestError, settings: Settings, urls: Urls, language: str) 
     translate = translator(language)
     params = list(error.errors.messages) if isinstance(error, InvalidParams) else []
     if error.status == 404:
-        title = translate("Page not found")
+        title = translate(NOT_FOUND)
     elif error.status == 400:
-        title = translate("Bad request")
+        title = translate(BAD_REQUEST)
     else:
-        title = translate("Something went wrong")
+        title = translate(FAILED)
     frame = Frame(title=title, path="/events/")
     context = {
         **frame_context(urls, language, settings, frame),
@@ -45,3 +46,13 @@ def error_page(error: RestError, settings: Settings, urls: Urls, language: str) 
     }
     body = render(settings.site_templates_dir, "error.html", language, context)
     return Reply(body, error.status, list(PAGE_HEADERS), HTML_CONTENT_TYPE)
+
+
+def bare_error_page(status: int) -> Reply:
+    """The status alone, as a minimal page: what answers when the error page's own
+    template fails."""
+    body = (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{status}</title>'
+        f"</head><body><main><h1>{status}</h1></main></body></html>"
+    ).encode()
+    return Reply(body, status, list(PAGE_HEADERS), HTML_CONTENT_TYPE)

@@ -20,6 +20,7 @@ from ..responders import Call
 from ..settings import Settings
 from ..wire.reply import Reply
 from ..wordpress.urls import Urls
+from . import texts
 from .assets import stylesheet_name
 from .links import Query, SiteLinks, feed_of
 from .rendering import render
@@ -36,9 +37,9 @@ PAGE_HEADERS = (
 )
 #: the views of the navigation, in its order: (name, label, path)
 VIEWS = (
-    ("list", "List", "/events/list/"),
-    ("month", "Month", "/events/month/"),
-    ("day", "Day", "/events/today/"),
+    ("list", texts.LIST, "/events/list/"),
+    ("month", texts.MONTH, "/events/month/"),
+    ("day", texts.DAY, "/events/today/"),
 )
 LANGUAGE_NAMES = {"en": "English", "fr": "Français"}
 
@@ -65,12 +66,14 @@ class Frame:
     next: str | None = None
     #: where the navigation's views point: the same term archive, or the whole calendar
     view_base: str = "/events"
-    #: where the search and date forms send their query (default: ``path``)
+    #: where the search and date forms send their query (default: ``path``), and what
+    #: they send again as hidden fields (the list's ``past=1``)
     form_path: str = ""
+    form_fields: Query = ()
     #: what the previous and next links say (English; translated for the page)
-    prev_label: str = "Previous page"
-    next_label: str = "Next page"
-    pager_label: str = "Pages"
+    prev_label: str = texts.PREVIOUS_PAGE
+    next_label: str = texts.NEXT_PAGE
+    pager_label: str = texts.PAGES
 
 
 def page_reply(

@@ -19,6 +19,7 @@ from .frame import Frame, page_reply, site_title
 from .links import Query, with_query
 from .params import ViewQuery, view_query
 from .scopes import Scope
+from .texts import EVENTS_OF, PAST, UPCOMING
 
 
 def today(call: Call, settings: Settings) -> dt.date:
@@ -50,7 +51,7 @@ def list_page(call: Call, settings: Settings, scope: Scope, page: int) -> Reply:
     )
     query: Query = [*([("date", wanted.date.isoformat())] if wanted.date else []), *wanted.pairs()]
     translate = call.translate
-    title = translate("Past events") if wanted.past else translate("Upcoming events")
+    title = translate(PAST) if wanted.past else translate(UPCOMING)
     if scope.term:
         title = f"{title} · {scope.term}"
     frame = Frame(
@@ -59,13 +60,14 @@ def list_page(call: Call, settings: Settings, scope: Scope, page: int) -> Reply:
         query=query,
         view="list",
         api_query=chosen.query(),
-        description=translate("Events of %s") % site_title(call.urls, settings),
+        description=translate(EVENTS_OF) % site_title(call.urls, settings),
         date=day.isoformat(),
         search=wanted.search or "",
         prev=with_query(page_path(scope, page - 1), query) if page > 1 else None,
         next=with_query(page_path(scope, page + 1), query) if page < listing.pages else None,
         view_base=scope.base,
         form_path=scope.path("list/"),
+        form_fields=[("past", "1")] if wanted.past else [],
     )
     context = {
         "groups": by_month([card(event) for event in listing.events]),

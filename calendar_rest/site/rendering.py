@@ -14,7 +14,7 @@ import typing as t
 from pathlib import Path
 
 import jinja2
-from babel.dates import format_date, format_datetime, format_time
+from babel.dates import format_date, format_time
 from markupsafe import Markup
 
 from ..i18n.catalogs import translator
@@ -54,19 +54,13 @@ class Formats:
         return format_time(value, "short", locale=self.language)
 
     def month(self, value: dt.date) -> str:
-        """``November 2026``: the month heading."""
-        return format_date(value, "LLLL y", locale=self.language)
+        """``November 2026``, ``Novembre 2026``: the month heading (French month names
+        are lower case in running text, capitalised here as a heading)."""
+        text = format_date(value, "LLLL y", locale=self.language)
+        return text[:1].upper() + text[1:]
 
     def weekday(self, value: dt.date, width: str = "EEEE") -> str:
         return format_date(value, width, locale=self.language)
-
-    def day_month(self, value: dt.date) -> str:
-        return format_date(
-            value, "d MMMM" if self.language == "fr" else "MMMM d", locale=self.language
-        )
-
-    def stamp(self, value: dt.datetime) -> str:
-        return format_datetime(value, "medium", locale=self.language)
 
 
 def render(

@@ -22,15 +22,22 @@ def page(path: str, resource: str, shape: str, **variables: str) -> RouteSpec:
 
 #: path variables are described for the route table only (pages are never in /doc)
 MISSING = "the rest of a path no page serves"
+TERM_PATH = "the term's slug (a category's under its parents'), then the view's segments"
 PAGE_ROUTES: tuple[RouteSpec, ...] = (
     page("/events", "views", "events"),
     page("/events/list", "views", "list"),
     page("/events/list/page/<int:page>", "views", "list_page", page="the page number"),
+    page("/events/month", "views", "month"),
+    page("/events/month/<slug:month>", "views", "month_of", month="a month, YYYY-MM"),
+    page("/events/today", "views", "today"),
+    page("/events/<slug:day>", "views", "day", day="a day, YYYY-MM-DD"),
+    page("/events/category/<path:terms>", "terms", "category", terms=TERM_PATH),
+    page("/events/tag/<path:terms>", "terms", "events_tag", terms=TERM_PATH),
+    page("/tag/<path:terms>", "terms", "tag", terms=TERM_PATH),
     page("/static/<slug:name>", "static", "file", name="the file name, with its hash"),
     # last: what no page above serves, under the site's prefixes, is an HTML 404
     page("/events/<path:rest>", "missing", "missing", rest=MISSING),
     page("/event/<path:rest>", "missing", "missing", rest=MISSING),
     page("/venue/<path:rest>", "missing", "missing", rest=MISSING),
     page("/organizer/<path:rest>", "missing", "missing", rest=MISSING),
-    page("/tag/<path:rest>", "missing", "missing", rest=MISSING),
 )
