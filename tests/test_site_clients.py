@@ -43,10 +43,15 @@ from site_checks import (
 pytestmark = [pytest.mark.clients, pytest.mark.server, pytest.mark.slow]
 
 FIXTURE = CLIENTS / "site_fixture"
-#: the page types that answer today (site-core ba4ec2b: the list view, its 404 past the
-#: last page, search); the others are expected to fail until they land
-BUILT = frozenset({"list", "list-2", "search"})
-#: the pages whose JSON-LD is there (site-records adds it; the 404 page lists no event)
+#: the page types that answer today (site-core 2fd714d: list, its 404 past the last page,
+#: month, day, archives, search); the others are expected to fail until they land
+BUILT = frozenset({"list", "list-2", "month", "day", "category", "tag", "search"})
+#: what a built page still fails, expected to fail until it is fixed
+KNOWN_AXE = {
+    "month": "the narrow month grid's day links have an aria-label without their visible "
+    "text (label-content-name-mismatch, 375 px)",
+}
+#: the pages whose JSON-LD is there (site-records adds the rest; the 404 page lists none)
 JSONLD_BUILT = frozenset({"list-2"})
 PAGE_TYPES = (
     "list", "list-2", "month", "day", "event", "venue", "organizer", "category", "tag", "search",
@@ -184,8 +189,10 @@ def _first_page(service: Service, **params: t.Any) -> list[str]:
     return _ids(answer.body["events"])
 
 
-def _local_day(value: str) -> dt.date:
-    return dt.date.fromisoformat(value[:10])
+def _site_day(event: dict[str, t.Any], end: str = "start") -> dt.date:
+    """The day an event starts (or ends) in the site's time zone: UTC, the default of
+    the service under test (an event's own ``start_date`` is in its own zone)."""
+    return dt.date.fromisoformat(event[f"utc_{end}_date"][:10])
 
 
 def _month_case(service: Service, month: dt.date) -> Case:
@@ -201,8 +208,8 @@ def _month_case(service: Service, month: dt.date) -> Case:
     )
     per_day: dict[dt.date, list[str]] = {}
     for event in events:
-        day = max(_local_day(event["start_date"]), grid_start)
-        while day <= min(_local_day(event["end_date"]), grid_end):
+        day = max(_site_day(event), grid_start)
+        while day <= min(_site_day(event, "end"), grid_end):
             per_day.setdefault(day, []).append(str(event["id"]))
             day += dt.timedelta(days=1)
     sure = {
@@ -223,7 +230,7 @@ def _cases(service: Service) -> dict[str, Case]:
     upcoming = service.all_events()
     assert upcoming, "the demo data has no upcoming event"
     first = upcoming[0]
-    day = _local_day(first["start_date"])
+    day = _site_day(first)
     listing = service.get("/events", per_page=PER_PAGE, page=1)
     pages = int(listing.body["total_pages"])
     venue = first["venue"]
@@ -259,6 +266,9 @@ def _cases(service: Service) -> dict[str, Case]:
             _first_page(service, search=word),
         ),
     ]
+    for case in cases:
+        # a comparison of two empty lists would prove nothing
+        assert case.absent or case.expected, f"the API returns no event for {case.url}"
     return {case.name: case for case in cases}
 
 
@@ -292,16 +302,22 @@ def site(browser: str, tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[S
         yield Site(service, cases, fetched, loads, nu, jsonld)
 
 
-def _page_types(names: t.Iterable[str], built: frozenset[str] = BUILT) -> list[t.Any]:
-    return [
-        pytest.param(
-            name,
-            marks=()
-            if name in built
-            else pytest.mark.xfail(strict=True, reason="page not built yet"),
-        )
-        for name in names
-    ]
+def _page_types(
+    names: t.Iterable[str],
+    built: frozenset[str] = BUILT,
+    known: t.Mapping[str, str] | None = None,
+) -> list[t.Any]:
+    """``names`` as parameters: strict xfails where the page is not built yet, or fails a
+    known way (``known``: page → why), so that each flips when it lands."""
+
+    def marks(name: str) -> t.Any:
+        if name not in built:
+            return pytest.mark.xfail(strict=True, reason="page not built yet")
+        if known and name in known:
+            return pytest.mark.xfail(strict=True, reason=known[name])
+        return ()
+
+    return [pytest.param(name, marks=marks(name)) for name in names]
 
 
 def _html(site: Site, name: str) -> list[Load]:
@@ -335,7 +351,7 @@ def test_a_page_shows_what_the_api_returns(site: Site, name: str) -> None:
         assert following == ([] if site.cases["list-2"].absent else [site.cases["list-2"].expected])
 
 
-@pytest.mark.parametrize("name", _page_types(PAGE_TYPES))
+@pytest.mark.parametrize("name", _page_types(PAGE_TYPES, known=KNOWN_AXE))
 def test_axe_finds_no_violation(site: Site, name: str) -> None:
     loads = _html(site, name)
     assert axe_summary(loads) == []
