@@ -76,8 +76,10 @@ def chromium() -> str:
     missing("Chromium (no chromium binary on PATH)", "apt-get update && apt-get install chromium")
 
 
-def node() -> str:
-    """Node.js (18 or later), with the pinned packages of ``tests/clients`` installed."""
+def node(sections: t.Sequence[str] = ("dependencies",)) -> str:
+    """Node.js (18 or later), with the pinned packages of ``tests/clients`` installed
+    (those of ``sections`` of its package.json: the site checks' tools are
+    ``devDependencies``)."""
     binary = shutil.which("node")
     if binary is None:
         missing("Node.js (no node binary on PATH)", "apt-get install nodejs npm")
@@ -87,10 +89,15 @@ def node() -> str:
     major = re.match(r"v(\d+)\.", version)
     if major is None or int(major.group(1)) < 18:
         missing(f"Node.js 18 or later (found {version or 'nothing'})", "apt-get install nodejs")
-    pinned = json.loads((CLIENTS / "package.json").read_text())["dependencies"]
+    manifest = json.loads((CLIENTS / "package.json").read_text())
+    pinned = {name: pin for section in sections for name, pin in manifest[section].items()}
     for package, version in pinned.items():
-        manifest = CLIENTS / "node_modules" / package / "package.json"
-        installed = json.loads(manifest.read_text())["version"] if manifest.exists() else None
+        installed_manifest = CLIENTS / "node_modules" / package / "package.json"
+        installed = (
+            json.loads(installed_manifest.read_text())["version"]
+            if installed_manifest.exists()
+            else None
+        )
         if installed != version:
             found = f"found {installed}" if installed else "not installed"
             missing(f"npm package {package}@{version} ({found})", "cd tests/clients && npm ci")
@@ -331,10 +338,10 @@ def _serving(handler: type[http.server.BaseHTTPRequestHandler]) -> t.Iterator[st
 
 
 @contextlib.contextmanager
-def static_origin() -> t.Iterator[str]:
-    """Serve ``tests/clients`` (pages and ``node_modules``) on a free loopback port;
-    yields the origin (``http://127.0.0.1:<port>``)."""
-    with _serving(functools.partial(_Quiet, directory=str(CLIENTS))) as origin:
+def static_origin(directory: Path = CLIENTS) -> t.Iterator[str]:
+    """Serve ``directory`` (by default ``tests/clients``: pages and ``node_modules``) on
+    a free loopback port; yields the origin (``http://127.0.0.1:<port>``)."""
+    with _serving(functools.partial(_Quiet, directory=str(directory))) as origin:
         yield origin
 
 
