@@ -80,6 +80,7 @@ def test_the_event_page_shows_what_the_api_answers(api: Api) -> None:
     assert ld["location"]["url"] == created["venue"]["url"]
     assert ld["organizer"]["name"] == "Ada"
     assert ld["offers"]["price"] == "15" and ld["offers"]["priceCurrency"] == "USD"
+    assert ld["offers"]["availability"] == "https://schema.org/InStock"  # not TEC's bare word
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", ld["startDate"])
     assert ld["url"] == created["url"]
     assert "</" not in JSON_LD.findall(body)[0]

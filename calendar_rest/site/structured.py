@@ -4,7 +4,8 @@ Event rich results, and written into a ``<script type="application/ld+json">``.
 
 The API's object is kept as the API answers it; a page's copy adds what TEC's pages
 add (``eventStatus``, the venue's page as the place's ``url``), drops empty values
-and the placeholder ``performer``, and says the description in plain text. The JSON
+and the placeholder ``performer``, says the description in plain text and the offer's
+availability as the schema.org URL Google reads (TEC's bare ``inStock`` is not one). The JSON
 is data, never run (CSP allows no inline script), and ``<`` is written ``\\u003c``,
 so no ``</script>`` inside it can close the element.
 """
@@ -19,6 +20,8 @@ from markupsafe import Markup
 from ..wire.plain_text import plain_text
 
 SCHEDULED = "https://schema.org/EventScheduled"
+#: the offer availabilities TEC writes bare, as schema.org's ItemAvailability URLs
+AVAILABILITY = {"inStock": "https://schema.org/InStock"}
 #: what the API's JSON-LD puts in ``performer`` when it knows none (TEC's)
 PLACEHOLDER_PERFORMER = "Organization"
 
@@ -41,6 +44,9 @@ def event_json_ld(data: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
     if isinstance(shown.get("location"), dict) and isinstance(venue, dict):
         shown["location"] = {**shown["location"], "url": venue.get("url", "")}
         shown["location"].pop("description", None)
+    offers = shown.get("offers")
+    if isinstance(offers, dict) and offers.get("availability") in AVAILABILITY:
+        shown["offers"] = {**offers, "availability": AVAILABILITY[offers["availability"]]}
     organizers = shown.get("organizer")
     if isinstance(organizers, dict):
         shown["organizer"] = trimmed(organizers)
