@@ -239,3 +239,50 @@ def test_the_ical_aliases_are_the_api_feeds(api: Api, query: str) -> None:
     single = api.client.get(path_of(created["url"]) + "ical/")
     assert single.get_data() == api.client.get(f"{NS}/events/{created['id']}.ics").get_data()
     assert api.client.get("/event/nothing-here/ical/").status_code == 404
+
+
+def test_protected_content_and_hidden_linked_records_stay_off_every_page(api: Api) -> None:
+    """A published password-protected event is listed as the API lists it (title and
+    dates) but its content, and its JSON-LD, appear on no page; a draft venue and a
+    private organizer of a public event appear nowhere either (site.md §8)."""
+    secret = api.create_event(
+        title="Guarded gala",
+        description="<p>Codeword zebrafinch</p>",
+        excerpt="Codeword zebrafinch",
+        password="opensesame",
+        **future(2),
+    )
+    venue = api.post("/venues", "administrator", json={"venue": "Cellar Vault", "status": "draft"})
+    organizer = api.post(
+        "/organizers", "administrator", json={"organizer": "Quiet Host", "status": "private"}
+    )
+    linked = api.create_event(
+        title="Open night",
+        venue=venue.json["id"],
+        organizer=[organizer.json["id"]],
+        **future(3),
+    )
+    day = future(2)["start_date"][:10]
+    paths = [
+        "/events/list/",
+        "/events/month/",
+        f"/events/month/{day[:7]}/",
+        f"/events/{day}/",
+        f"/event/{secret['slug']}/",
+        f"/event/{linked['slug']}/",
+        "/sitemap.xml",
+        "/fr/events/list/",
+    ]
+    for path in paths:
+        answer = page(api, path)
+        assert answer.status_code == 200, path
+        body = answer.get_data(as_text=True)
+        for secret_text in ("zebrafinch", "Cellar Vault", "Quiet Host"):
+            assert secret_text not in body, (path, secret_text)
+        for block in re.findall(r'<script type="application/ld\+json">(.*?)</script>', body):
+            assert json.loads(block)["name"] != "Guarded gala", path
+    listed = page(api, "/events/list/").get_data(as_text=True)
+    assert "Guarded gala" in listed and "Open night" in listed  # listed as GET /events lists
+    for word in ("codeword", "zebrafinch"):  # its content is not searched either
+        found = page(api, f"/events/list/?search={word}")
+        assert found.status_code == 200 and secret["id"] not in shown_ids(found), word
