@@ -121,3 +121,25 @@ def test_every_event_carries_the_fields_calendar_widgets_map(demo_api: Api) -> N
     for body in [*items, single, created, updated]:
         assert all(name in body for name in EVENT_TIME_FIELDS + UTC_FIELDS), sorted(body)
         assert all(DATE_TIME.match(body[name]) for name in ("start_date", "end_date", *UTC_FIELDS))
+
+
+def test_the_pages_of_the_demo_keep_site_md_budgets(demo_api: Api) -> None:
+    """site.md §5: on the demo data a list page's HTML is under 60 KB before
+    compression, the stylesheet under 20 KB, no web font is loaded, and every image
+    says its size."""
+    sizes = {}
+    for path in ("/events/list/", "/events/month/", "/events/"):
+        answer = demo_api.client.get(path, headers={"Accept": "text/html"})
+        assert answer.status_code == 200, path
+        body = answer.get_data(as_text=True)
+        sizes[path] = len(answer.get_data())
+        assert "@font-face" not in body and ".woff" not in body, path
+        for image in re.findall(r"<img\b[^>]*>", body):
+            assert "width=" in image and "height=" in image, image
+        stylesheet = re.search(
+            r'<link rel="stylesheet" href="http://localhost(/static/[^"]+)"', body
+        )
+        assert stylesheet, path
+        css = demo_api.client.get(stylesheet[1]).get_data(as_text=True)
+        assert len(css.encode()) < 20_000 and "@font-face" not in css
+    assert sizes["/events/list/"] < 60_000, sizes
