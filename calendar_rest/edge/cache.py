@@ -6,7 +6,8 @@ transaction. A request reads the current generation once (one primary-key read, 
 its start; on SQLite none while ``generation_watch`` says no process committed since)
 and only reuses an entry stamped with it, so a write made by any process
 invalidates everything every process cached. Entries are also keyed by the site's current date
-(default windows start today) and by user (what a user may see differs).
+(default windows start today) and by user (what a user may see differs). An entry holds
+both encodings of its answer (:class:`CachedResponse`): the key has no ``Accept-Encoding``.
 
 Each answer whose request looked the cache up says how that went in
 ``X-Calendar-Cache: hit|miss`` (:data:`CACHE_HEADER`), added on its way out so that no
