@@ -326,3 +326,20 @@ def test_the_cache_weighs_room_for_the_gzip_variant() -> None:
     assert text.compressible and text.weight() == 2500
     assert not binary.compressible and binary.weight() == 2000
     assert text.gzipped() is text.gzipped()  # made once
+
+
+def test_an_entry_says_it_varies_whoever_stored_it() -> None:
+    """A compressible entry's ``Vary`` names ``Accept-Encoding`` once, in place (a
+    layer that keeps its answers without the read pipeline, pages say, gets it too)."""
+    from calendar_rest.edge.cache import CachedResponse
+
+    json = ("Content-Type", "application/json")
+    body = b"[" + b"1," * 600 + b"1]"
+    assert CachedResponse(200, (json,), body).headers == (json, ("Vary", "Accept-Encoding"))
+    negotiated = CachedResponse(200, (json, ("Vary", "Accept"), ("Allow", "GET")), body)
+    assert negotiated.headers == (json, ("Vary", "Accept, Accept-Encoding"), ("Allow", "GET"))
+    again = CachedResponse(200, negotiated.headers, body)
+    assert again.headers == negotiated.headers
+    short = CachedResponse(200, (json,), b"[]")
+    assert short.headers == (json,) and not short.compressible
+    assert dict(negotiated.gzipped().headers)["Vary"] == "Accept, Accept-Encoding"

@@ -27,7 +27,7 @@ from werkzeug.datastructures import MultiDict
 from ..caching.stamped import StampedLRU
 from ..clock import Clock
 from ..media_types import negotiate
-from .encoding import Encoded, compressible, gzipped
+from .encoding import Encoded, compressible, declare, gzipped
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIEnvironment
@@ -62,10 +62,12 @@ class CachedResponse:
 
     def __init__(self, status: int, headers: tuple[tuple[str, str], ...], body: bytes) -> None:
         self.status = status
-        self.headers = headers
         self.body = body
         #: whether it has a gzip variant (text of ``encoding.MIN_BYTES`` or more)
         self.compressible = compressible(status, headers, body)
+        #: its identity headers; a compressible entry's ``Vary`` names
+        #: ``Accept-Encoding``, whoever stored it (it is sent to both kinds of request)
+        self.headers = declare(headers) if self.compressible else headers
         self._gzipped: Encoded | None = None
 
     def gzipped(self) -> Encoded:

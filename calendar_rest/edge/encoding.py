@@ -117,6 +117,18 @@ def varied(vary: str | None) -> str:
     return f"{vary}, {VARY_NAME}"
 
 
+def declare(headers: Headers) -> Headers:
+    """``headers`` of a compressible answer with ``Accept-Encoding`` in their ``Vary``
+    (where it stands, else last), as :func:`declared` marks an answer."""
+    for index, (name, value) in enumerate(headers):
+        if name.lower() == "vary":
+            marked = varied(value)
+            if marked == value:
+                return headers
+            return (*headers[:index], (name, marked), *headers[index + 1 :])
+    return (*headers, ("Vary", VARY_NAME))
+
+
 def gzip_tag(tag: str) -> str:
     """The gzip variant's tag of an identity tag: ``"x"`` → ``"x-gzip"`` (``W/`` kept)."""
     if not tag.endswith('"'):

@@ -21,7 +21,7 @@ from .answer import Answer
 from .cache import CachedResponse, ReadCache, cacheable
 from .calls import Calls, Values
 from .conditional import Current, NotModified, not_modified, validators_of
-from .encoding import declared, encode
+from .encoding import encode
 from .http import Request, reply_language, urls_for
 from .tagging import Record
 from .targets import Target
@@ -72,7 +72,6 @@ class Reads:
         response = self.respond(request, calls.admit(request, target, values, user), target)
         if response.status_code != 200:
             return response, None
-        declared(response)  # the entry's identity headers say it varies
         cached = CachedResponse(200, tuple(response.headers), response.get_data())
         self.cache.store(key, request.generation, cached)  # at the generation read before
         return response, cached
