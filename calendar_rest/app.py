@@ -5,7 +5,9 @@ A request enters :meth:`Application.wsgi_app` once: it reads the write generatio
 publishes what is due (``repository.publishing``), and answers an anonymous GET the
 response cache holds without routing; anything else gets its language root split off
 and goes down the pipeline of ``edge/dispatch.py``. A read that looked the cache up leaves
-with ``X-Calendar-Cache: hit`` or ``miss`` (``edge/cache.py``).
+with ``X-Calendar-Cache: hit`` or ``miss`` (``edge/cache.py``). Every answer leaves
+gzipped when it is text of 1 KB or more and the request takes gzip
+(``edge/encoding.py``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from .edge.cache import (
 from .edge.conditional import environ_not_modified, header_of, validators_of
 from .edge.cors import SAFE_METHODS, CorsPolicy
 from .edge.dispatch import Dispatcher
+from .edge.encoding import accepts_gzip, encode
 from .edge.http import (
     NO_CACHE,
     Request,
@@ -145,6 +148,8 @@ class Application:
         finally:
             if not self.database.is_closed():  # what the generation read took, on a hit
                 self.database.close()
+        # writes, errors, OPTIONS, envelopes (a read was encoded before its 304 check)
+        response = encode(response, environ.get("HTTP_ACCEPT_ENCODING"))
         vary = response.headers.pop("Vary", None)
         response.headers.extend(self.sent_headers(environ, vary, public=request.page))
         return response(environ, start_response)
@@ -156,18 +161,23 @@ class Application:
         hit: CachedResponse,
         current: int,
     ) -> t.Iterable[bytes]:
-        """An anonymous cache hit, or its 304, with no routing and no request object."""
-        vary = header_of(hit.headers, "Vary")
-        if environ_not_modified(environ, hit.headers):  # the client's copy is current
-            headers = [*validators_of(hit.headers), (CACHE_HEADER, HIT)]
-            start_response("304 Not Modified", headers + self.sent_headers(environ, vary))
+        """An anonymous cache hit, or its 304, with no routing and no request object,
+        in the encoding the request takes (the entry keeps both, ``encoding.py``)."""
+        headers, body = hit.headers, hit.body
+        accept_encoding = environ.get("HTTP_ACCEPT_ENCODING")
+        if accept_encoding and hit.compressible and accepts_gzip(accept_encoding):
+            headers, body = hit.gzipped()
+        vary = header_of(headers, "Vary")
+        if environ_not_modified(environ, headers):  # the client's copy is current
+            kept = [*validators_of(headers), (CACHE_HEADER, HIT)]
+            start_response("304 Not Modified", kept + self.sent_headers(environ, vary))
             return []
-        own = [header for header in hit.headers if header[0] != "Vary"]
+        own = [header for header in headers if header[0] != "Vary"]
         own.append((CACHE_HEADER, HIT))
         if self.router is not None:
             own.append((GENERATION_HEADER, str(current)))
         start_response("200 OK", [*own, *self.sent_headers(environ, vary)])
-        return [hit.body]
+        return [body]
 
     def gated(self, environ: WSGIEnvironment) -> t.ContextManager[object]:
         """The read gate for a read that goes down the pipeline (``read_gate``)."""

@@ -53,6 +53,13 @@ def ok_feed(response: TestResponse) -> bytes:
     return body
 
 
+def varies(response: TestResponse) -> str:
+    """``Vary`` without the ``Accept-Encoding`` of a text answer of 1 KB or more
+    (``test_gzip.py``)."""
+    names = [name.strip() for name in response.headers.get("Vary", "").split(",")]
+    return ", ".join(name for name in names if name and name != "Accept-Encoding")
+
+
 def lines(body: bytes) -> list[str]:
     """The unfolded content lines."""
     return body.replace(b"\r\n ", b"").decode().split("\r\n")
@@ -324,7 +331,7 @@ def test_the_cap_cuts_the_feed_and_logs_it(
 def test_headers_of_the_feeds(api: Api, sample: dict[str, t.Any]) -> None:
     archive = api.get("/events.ics")
     assert archive.headers["Content-Disposition"] == 'inline; filename="events.ics"'
-    assert archive.headers["ETag"].startswith('"') and "Accept" not in archive.headers["Vary"]
+    assert archive.headers["ETag"].startswith('"') and varies(archive) == "Origin"
     assert "X-WP-Total" not in archive.headers
     single = api.get(f"/events/{sample['utc']['id']}.ics")
     assert (
@@ -348,18 +355,18 @@ def test_accept_negotiation(api: Api, sample: dict[str, t.Any], path: str) -> No
     for accept in (None, "*/*", "application/json", BROWSER, "image/png"):
         answer = api.get(url, headers={"Accept": accept} if accept else {})
         assert answer.status_code == 200 and answer.content_type.startswith("application/json")
-        assert answer.headers["Vary"] == "Accept, Origin"
+        assert varies(answer) == "Accept, Origin"
     for accept in ("text/calendar", "text/calendar, application/json;q=0.5"):
         answer = api.get(url, headers={"Accept": accept})
         assert ok_feed(answer) == expected, accept
-        assert answer.headers["Vary"] == "Accept, Origin"
+        assert varies(answer) == "Accept, Origin"
     # on the .ics routes the suffix wins
     assert ok_feed(api.get(feed, headers={"Accept": "application/json"})) == expected
     if path != "/events":  # errors stay JSON, and vary too
         missing = api.get(
             path.format(id=999999, slug="nowhere"), headers={"Accept": "text/calendar"}
         )
-        assert missing.status_code in (400, 404) and missing.headers["Vary"] == "Accept, Origin"
+        assert missing.status_code in (400, 404) and varies(missing) == "Accept, Origin"
         assert missing.content_type.startswith("application/json")
 
 
@@ -389,7 +396,7 @@ def test_if_none_match_gives_304_also_from_the_cache(
             assert again.headers["ETag"] == etag
             assert "Origin" in again.headers["Vary"]
             if accept:
-                assert again.headers["Vary"] == "Accept, Origin"
+                assert varies(again) == "Accept, Origin"
         changed = api.get(path, caller, headers={**headers, "If-None-Match": '"other"'})
         assert changed.status_code == 200 and changed.headers["ETag"] == etag
         since = api.get(

@@ -25,6 +25,8 @@ other modules are the mechanisms they use (import-linter keeps that order).
 - ``cache`` — the response cache, correct across processes (keyed by write generation).
 - ``conditional`` — validators and preconditions (``If-None-Match``, ``If-Match``, 304,
   412).
+- ``encoding`` — ``Content-Encoding: gzip`` for text answers of 1 KB or more, the gzip
+  variant's tag, and what ``Accept-Encoding`` takes.
 - ``outbox`` — the webhook outbox, filled inside each write's own transaction.
 - ``replicas`` — which PostgreSQL server (primary or a read replica) a read runs on.
 - ``cors`` — cross-origin requests: which origins may read and write.

@@ -6,7 +6,8 @@ transaction. A request reads the current generation once (one primary-key read, 
 its start; on SQLite none while ``generation_watch`` says no process committed since)
 and only reuses an entry stamped with it, so a write made by any process
 invalidates everything every process cached. Entries are also keyed by the site's current date
-(default windows start today) and by user (what a user may see differs).
+(default windows start today) and by user (what a user may see differs). An entry holds
+both encodings of its answer (:class:`CachedResponse`): the key has no ``Accept-Encoding``.
 
 Each answer whose request looked the cache up says how that went in
 ``X-Calendar-Cache: hit|miss`` (:data:`CACHE_HEADER`), added on its way out so that no
@@ -26,6 +27,7 @@ from werkzeug.datastructures import MultiDict
 from ..caching.stamped import StampedLRU
 from ..clock import Clock
 from ..media_types import HTML, negotiate, prefers_html
+from .encoding import Encoded, compressible, declare, gzipped
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIEnvironment
@@ -53,10 +55,37 @@ _lookup: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 
-class CachedResponse(t.NamedTuple):
-    status: int
-    headers: tuple[tuple[str, str], ...]
-    body: bytes
+class CachedResponse:
+    """A kept 200: its identity headers and body and, once a request took gzip, its
+    gzip variant (``encoding.py``). One entry holds both encodings: a request's key
+    needs no ``Accept-Encoding``, the responder runs once for both, and the anonymous
+    fast path finds either with one look-up."""
+
+    __slots__ = ("status", "headers", "body", "compressible", "_gzipped")
+
+    def __init__(self, status: int, headers: tuple[tuple[str, str], ...], body: bytes) -> None:
+        self.status = status
+        self.body = body
+        #: whether it has a gzip variant (text of ``encoding.MIN_BYTES`` or more)
+        self.compressible = compressible(status, headers, body)
+        #: its identity headers; a compressible entry's ``Vary`` names
+        #: ``Accept-Encoding``, whoever stored it (it is sent to both kinds of request)
+        self.headers = declare(headers) if self.compressible else headers
+        self._gzipped: Encoded | None = None
+
+    def gzipped(self) -> Encoded:
+        """The gzip variant, compressed on first use and kept (two threads that race
+        here compress the same bytes to the same result)."""
+        encoded = self._gzipped
+        if encoded is None:
+            encoded = self._gzipped = gzipped(self.headers, self.body)
+        return encoded
+
+    def weight(self) -> int:
+        """Its bytes in the cache's bound: the identity body, and room for a gzip
+        variant (text compresses 4x or more: a quarter of the body bounds it)."""
+        size = len(self.body)
+        return size + size // 4 if self.compressible else size
 
 
 class ResponseCache(StampedLRU[Key, CachedResponse]):
@@ -64,7 +93,7 @@ class ResponseCache(StampedLRU[Key, CachedResponse]):
     byte bound is never kept)."""
 
     def __init__(self, max_entries: int = 2048, max_bytes: int = 64 * 1024 * 1024) -> None:
-        super().__init__(max_entries, max_bytes, lambda response: len(response.body))
+        super().__init__(max_entries, max_bytes, CachedResponse.weight)
         self.max_bytes = max_bytes
 
     def put(self, key: Key, generation: int, response: CachedResponse) -> None:

@@ -6,7 +6,8 @@ A client that keeps a copy revalidates it with ``If-None-Match``/``If-Modified-S
 bytes, so it follows everything a body shows (embedded linked records, the caller's
 view); a single record's tag also covers its revision (the position of its latest
 change), so two writes within one second still give two tags. This module only
-compares: the dispatcher works out what the current representation is.
+compares: the dispatcher works out what the current representation is. A tag matches
+the current representation in either content encoding (``encoding.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from werkzeug.http import http_date, parse_date
 
 from ..errors import RestError
 from .answer import Answer
+from .encoding import representation_of
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIEnvironment
@@ -83,13 +85,24 @@ def _opaque(tag: str) -> str:
     return tag.removeprefix("W/").strip('"')
 
 
+def _same(opaque: str, current: str) -> bool:
+    """Whether a client's opaque tag names the representation the ``current`` tag
+    does, in either encoding (``encoding.py``: the gzip variant's tag is the identity
+    tag with a suffix, so a copy read either way matches, and a write protected by
+    either tag goes through)."""
+    return opaque == current or representation_of(opaque) == representation_of(current)
+
+
 def matches_weakly(header: str, current: str | None) -> bool:
     """``If-None-Match``: ``*`` matches any current representation; otherwise weak
     comparison, so ``W/"x"`` matches ``"x"``."""
     if current is None:
         return False
     tags = _tags(header)
-    return tags is None or any(opaque == _opaque(current) for _, opaque in tags)
+    if tags is None:
+        return True
+    mine = _opaque(current)
+    return any(_same(opaque, mine) for _, opaque in tags)
 
 
 def matches_strongly(header: str, current: str | None, exists: bool) -> bool:
@@ -98,9 +111,10 @@ def matches_strongly(header: str, current: str | None, exists: bool) -> bool:
     tags = _tags(header)
     if tags is None:
         return exists
-    return current is not None and any(
-        not weak and opaque == _opaque(current) for weak, opaque in tags
-    )
+    if current is None:
+        return False
+    mine = _opaque(current)
+    return any(not weak and _same(opaque, mine) for weak, opaque in tags)
 
 
 def _date(value: str | None) -> dt.datetime | None:

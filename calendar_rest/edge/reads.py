@@ -21,6 +21,7 @@ from .answer import Answer
 from .cache import CachedResponse, ReadCache, cacheable
 from .calls import Calls, Values
 from .conditional import Current, NotModified, not_modified, validators_of
+from .encoding import encode
 from .http import Request, reply_language, urls_for
 from .tagging import Record
 from .targets import Target
@@ -40,11 +41,19 @@ class Reads:
     cache: ReadCache | None
 
     def read(self, request: Request, target: Target, values: Values, user: User | None) -> Answer:
-        """A read, answered from the response cache while no write happened since, and
-        with a 304 when the client's copy is current."""
-        return self.revalidated(request, self.fetch(request, target, values, user))
+        """A read, answered from the response cache while no write happened since, in
+        the encoding the request takes (an ``_envelope`` is encoded whole, by the app),
+        and with a 304 when the client's copy, of either encoding, is current."""
+        response, entry = self.fetch(request, target, values, user)
+        if "_envelope" not in request.args:
+            accept_encoding = request.environ.get("HTTP_ACCEPT_ENCODING")
+            response = encode(response, accept_encoding, entry.gzipped if entry else None)
+        return self.revalidated(request, response)
 
-    def fetch(self, request: Request, target: Target, values: Values, user: User | None) -> Answer:
+    def fetch(
+        self, request: Request, target: Target, values: Values, user: User | None
+    ) -> tuple[Answer, CachedResponse | None]:
+        """The identity answer, and the cache entry that holds it (None: not kept)."""
         calls = self.calls
         if (
             self.cache is None
@@ -53,18 +62,19 @@ class Reads:
             or not target.resource.cacheable
         ):
             request.allow = calls.allowed(target.route, values, user)
-            return self.respond(request, calls.admit(request, target, values, user), target)
+            return self.respond(request, calls.admit(request, target, values, user), target), None
         key = self.cache.key(request.cache_key, user.id if user else 0)
         hit = self.cache.get(key, request.generation)
         if hit is not None:  # its headers hold its ``Allow``
             request.allow = ""
-            return Answer.replayed(hit.body, hit.status, hit.headers)
+            return Answer.replayed(hit.body, hit.status, hit.headers), hit
         request.allow = calls.allowed(target.route, values, user)
         response = self.respond(request, calls.admit(request, target, values, user), target)
-        if response.status_code == 200:  # stamped with the generation read before it
-            cached = CachedResponse(200, tuple(response.headers), response.get_data())
-            self.cache.store(key, request.generation, cached)
-        return response
+        if response.status_code != 200:
+            return response, None
+        cached = CachedResponse(200, tuple(response.headers), response.get_data())
+        self.cache.store(key, request.generation, cached)  # at the generation read before
+        return response, cached
 
     def respond(self, request: Request, call: Call, target: Target) -> Answer:
         """Step 6: the responder's answer, with ``Allow`` and the discovery link."""
@@ -88,7 +98,9 @@ class Reads:
             response.headers.get("Last-Modified"),
         ):
             return response
-        return NotModified(validators_of(response.headers.items()))
+        vary = response.headers.get("Vary")  # a 304 varies as its 200 does
+        kept = validators_of(response.headers.items())
+        return NotModified([*kept, ("Vary", vary)] if vary else kept)
 
     def representation(
         self, request: Request, route: Route, values: Values, user: User | None
