@@ -486,7 +486,7 @@ def combined(rounds: list[dict[str, t.Any]]) -> dict[str, t.Any]:
 
 def page_ratios(rows: list[dict[str, t.Any]]) -> list[dict[str, t.Any]]:
     """Per cache mode (and worker count): page req/s over API req/s, against its target;
-    also the ratio of their /floor ratios, which discounts the bigger page's transfer."""
+    also the ratio of their /floor ratios, which discounts the difference of body sizes."""
     found = []
     for cache, target in (("cold", COLD_PAGE_TARGET), ("cached", CACHED_PAGE_TARGET)):
         for workers in sorted({row["workers"] for row in rows if row.get("page_role")}):
