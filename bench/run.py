@@ -22,6 +22,7 @@ import base64
 import contextlib
 import dataclasses
 import datetime as dt
+import html
 import http.client
 import importlib.util
 import json
@@ -75,6 +76,18 @@ WRITER_LABEL = "bench-writer"
 #: index only ever gains and loses that word)
 EDIT_SUFFIX = " (updated)"
 PLAIN_TITLE = re.compile(r"^[A-Za-z0-9 ]+$")
+#: the site's list page (issue 32), measured by the ``pages`` scenario
+LIST_PAGE = "/events/list/"
+#: where a page names the API list of exactly what it shows
+JSON_ALTERNATE = re.compile(r'<link rel="alternate" type="application/json"[^>]* href="([^"]+)"')
+#: issue 32's targets: a cold list page serves at least this share of the cold API rate
+#: of the same filter; a cached page at least this share of a cached API answer's rate
+COLD_PAGE_TARGET = 0.6
+CACHED_PAGE_TARGET = 0.9
+#: the page and its API answer are measured in this many alternating rounds, each of
+#: ``--duration / PAGE_ROUNDS`` seconds but at least PAGE_ROUND_SECONDS (or --duration)
+PAGE_ROUNDS = 4
+PAGE_ROUND_SECONDS = 0.6
 
 FLOOR_SERVER = (
     "import sys, waitress; sys.path.insert(0, sys.argv[1]); from floor import app; "
@@ -117,6 +130,11 @@ SCENARIOS = (
         "mixed, under writes",
         "default list, page 2, category, date window, singles; a PATCH every --write-interval s",
         writes=True,
+    ),
+    Scenario(
+        "pages",
+        "site pages",
+        "/events/list/ vs its JSON alternate (cold) and vs GET /events (cached)",
     ),
 )
 
@@ -404,6 +422,130 @@ def mixed_paths(facts: Facts, today: dt.date) -> list[str]:
     return paths
 
 
+# -- site pages (issue 32) --------------------------------------------------------------
+
+
+def api_twin(base: str, page: str) -> str:
+    """The API list of exactly what ``page`` shows: the path and query of the page's
+    ``<link rel="alternate" type="application/json">``."""
+    status, body = fetch(base, page)
+    found = JSON_ALTERNATE.search(body.decode(errors="replace"))
+    if status != 200 or found is None:
+        raise RuntimeError(f"{page} answered {status} without a JSON alternate")
+    parts = urlsplit(html.unescape(found.group(1)))
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def page_rows(
+    scenario: Scenario, app: Server, floor: Server, settings: Settings, label: str, suffix: str
+) -> list[dict[str, t.Any]]:
+    """The list page and the API answer issue 32 compares it with, on one server: on
+    the cold one (no response cache) the API list of the page's own filter, on the
+    cached one the default ``GET /events``.
+
+    The two are measured in :data:`PAGE_ROUNDS` alternating rounds (API then page, page
+    then API, ...), each ``duration / PAGE_ROUNDS`` long (at least
+    :data:`PAGE_ROUND_SECONDS`), so that a change of the machine's load during the
+    scenario weighs on both alike; each row sums (or averages) its rounds."""
+    api = api_twin(app.base, LIST_PAGE) if label == "cold" else EVENTS
+    roles = (
+        ("api", "API, the page's filter" if label == "cold" else "API default list", api),
+        ("page", "list page", LIST_PAGE),
+    )
+    seconds = max(settings.duration / PAGE_ROUNDS, min(settings.duration, PAGE_ROUND_SECONDS))
+    each = dataclasses.replace(settings, duration=seconds)
+    rounds: dict[str, list[dict[str, t.Any]]] = {"api": [], "page": []}
+    for number in range(PAGE_ROUNDS):
+        for role, _, path in roles if number % 2 == 0 else roles[::-1]:
+            rounds[role].append(measure(scenario, [path], app, floor, each))
+    rows = []
+    for role, name, _ in roles:
+        row = combined(rounds[role])
+        row.update(scenario=f"{name} ({label}{suffix})", cache=label, page_role=role)
+        rows.append(row)
+    return rows
+
+
+def combined(rounds: list[dict[str, t.Any]]) -> dict[str, t.Any]:
+    """One row of several measurements of one path: counts summed, rates and latencies
+    averaged over the rounds, ratios recomputed from those."""
+    row = dict(rounds[0])
+    for key in ("requests", "errors", "floor_errors", "cache_hits", "cache_misses"):
+        row[key] = sum(one[key] for one in rounds)
+    for key in ("req_per_s", "p50_ms", "p99_ms"):
+        for name in (key, f"floor_{key}"):
+            row[name] = round(sum(one[name] for one in rounds) / len(rounds), 2)
+    row["req_per_s_ratio"] = ratio(row["req_per_s"], row["floor_req_per_s"])
+    row["p50_ratio"] = ratio(row["p50_ms"], row["floor_p50_ms"])
+    row["p99_ratio"] = ratio(row["p99_ms"], row["floor_p99_ms"])
+    answered = row["cache_hits"] + row["cache_misses"]
+    row["hit_rate"] = round(100.0 * row["cache_hits"] / answered, 1) if answered else None
+    row["rounds"] = len(rounds)
+    return row
+
+
+def page_ratios(rows: list[dict[str, t.Any]]) -> list[dict[str, t.Any]]:
+    """Per cache mode (and worker count): page req/s over API req/s, against its target;
+    also the ratio of their /floor ratios, which discounts the difference of body sizes."""
+    found = []
+    for cache, target in (("cold", COLD_PAGE_TARGET), ("cached", CACHED_PAGE_TARGET)):
+        for workers in sorted({row["workers"] for row in rows if row.get("page_role")}):
+            pair = {
+                row["page_role"]: row
+                for row in rows
+                if row.get("page_role") and row["cache"] == cache and row["workers"] == workers
+            }
+            if set(pair) != {"api", "page"}:
+                continue
+            page, api = pair["page"], pair["api"]
+            value = ratio(page["req_per_s"], api["req_per_s"])
+            found.append(
+                {
+                    "cache": cache,
+                    "workers": workers,
+                    "page_req_per_s": page["req_per_s"],
+                    "api_req_per_s": api["req_per_s"],
+                    "api_path": api["path"],
+                    "page_bytes": page["body_bytes"],
+                    "api_bytes": api["body_bytes"],
+                    "ratio": value,
+                    "target": target,
+                    "passed": value is not None and value >= target,
+                    "floor_adjusted": ratio(
+                        page["req_per_s_ratio"] or 0.0, api["req_per_s_ratio"] or 0.0
+                    ),
+                }
+            )
+    return found
+
+
+def page_verdicts(rows: list[dict[str, t.Any]]) -> dict[str, t.Any]:
+    """``{"pages": page_ratios(rows)}``, printed, when the ``pages`` scenario ran."""
+    if not any(row.get("page_role") for row in rows):
+        return {}
+    found = page_ratios(rows)
+    print(f"\n{pages_note(found)}", flush=True)
+    return {"pages": found}
+
+
+def pages_note(found: list[dict[str, t.Any]]) -> str:
+    """The issue 32 verdicts, one line per cache mode (and worker count)."""
+    lines = ["Site pages (issue 32): list page req/s / API req/s"]
+    for entry in found:
+        verdict = "pass" if entry["passed"] else "FAIL"
+        value = "-" if entry["ratio"] is None else f"{entry['ratio']:.2f}"
+        adjusted = entry["floor_adjusted"]
+        plural = "s" if entry["workers"] > 1 else ""
+        lines.append(
+            f"  {entry['cache']:<6} ({entry['workers']} worker{plural}): "
+            f"{entry['page_req_per_s']:.0f} / {entry['api_req_per_s']:.0f} = {value} "
+            f"(target >= {entry['target']:.2f}: {verdict}); /floor ratios "
+            f"{'-' if adjusted is None else f'{adjusted:.2f}'}; "
+            f"{entry['page_bytes']} vs {entry['api_bytes']} bytes, API {entry['api_path']}"
+        )
+    return "\n".join(lines)
+
+
 class Writer:
     """A thread making one small authenticated write every ``interval`` seconds (a
     ``PATCH`` of one event's title, as an editor would) while a scenario is measured;
@@ -604,6 +746,8 @@ def write_results(meta: dict[str, t.Any], rows: list[dict[str, t.Any]]) -> Path:
         markdown += "\n" + "".join(f"- {note}\n" for note in notes)
     if meta.get("scaling"):
         markdown += f"\n```text\n{scaling_table(meta['scaling'])}\n```\n"
+    if meta.get("pages"):
+        markdown += f"\n```text\n{pages_note(meta['pages'])}\n```\n"
     stem.with_suffix(".md").write_text(markdown)
     return stem
 
@@ -687,6 +831,13 @@ def run_size(
         print(text_row([title for _, title, _ in COLUMNS], widths), flush=True)
         for scenario in scenarios:
             for (workers, label), server in servers.items():
+                if scenario.key == "pages":
+                    suffix = worker_label(settings, workers)
+                    for row in page_rows(scenario, server, floor, settings, label, suffix):
+                        row["workers"] = workers
+                        rows.append(row)
+                        print(text_row(cells(row), widths), flush=True)
+                    continue
                 paths = scenario_paths(scenario.key, facts, server.base, today)
                 if scenario.key == "single" and label == "cached":
                     paths = paths[:CACHED_SINGLE_IDS]  # a hot set the warm-up fills
@@ -699,6 +850,7 @@ def run_size(
                 if "writes" in row:
                     print(f"  {writes_note(row)}", flush=True)
     meta["load_after"] = load_average()
+    meta.update(page_verdicts(rows))
     if len(settings.workers) > 1:
         meta["scaling"] = scaling(rows, settings.workers)
         print(f"\n{scaling_table(meta['scaling'])}", flush=True)
@@ -877,6 +1029,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(writes_note(row))
         if meta.get("scaling"):
             print(f"\n{scaling_table(meta['scaling'])}")
+        if meta.get("pages"):
+            print(f"\n{pages_note(meta['pages'])}")
     return 0
 
 
