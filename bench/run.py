@@ -1,8 +1,9 @@
 """Benchmark ``calendar-rest serve`` against a bare-WSGI floor, for several data sizes.
 
-For each N: seed (or reuse) ``bench/data/events-N.db``, start the app server and the
-floor server (same waitress threads), then for each scenario measure the floor with a
-body of the scenario's size and the app itself, and print req/s, p50 and p99 with
+For each N: seed (or reuse) ``bench/data/events-N.db``, start the app server and two
+floor servers (the bare app under plain waitress and under the project's own
+``serving.server``, same threads), then for each scenario measure both floors with a
+body of the scenario's size, keep the faster as the floor, and measure the app itself, and print req/s, p50 and p99 with
 their ratios to the floor. Tables are also written to ``bench/results/`` as JSON and
 Markdown. Servers listen on 127.0.0.1 only and are always stopped.
 
@@ -92,6 +93,14 @@ PAGE_ROUND_SECONDS = 0.6
 FLOOR_SERVER = (
     "import sys, waitress; sys.path.insert(0, sys.argv[1]); from floor import app; "
     "waitress.serve(app, host=sys.argv[2], port=int(sys.argv[3]), threads=int(sys.argv[4]))"
+)
+#: the same bare app under the project's own server set-up (``serve``'s waitress
+#: adjustments, batched accepts, poll): the floor is the faster of the two in each
+#: measurement, since plain waitress spins and would flatter every ratio
+PROJECT_FLOOR_SERVER = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from floor import app; "
+    "from calendar_rest.serving.server import serve; "
+    "serve(app, host=sys.argv[2], port=int(sys.argv[3]), threads=int(sys.argv[4]))"
 )
 #: used when the ``calendar-rest`` CLI is not available: the same waitress call
 APP_SERVER = (
@@ -275,8 +284,8 @@ def app_command(
     return [sys.executable, "-c", APP_SERVER, url, HOST, str(port), str(threads)]
 
 
-def floor_command(port: int, threads: int) -> list[str]:
-    return [sys.executable, "-c", FLOOR_SERVER, str(BENCH), HOST, str(port), str(threads)]
+def floor_command(port: int, threads: int, server: str = FLOOR_SERVER) -> list[str]:
+    return [sys.executable, "-c", server, str(BENCH), HOST, str(port), str(threads)]
 
 
 class Server:
@@ -437,7 +446,12 @@ def api_twin(base: str, page: str) -> str:
 
 
 def page_rows(
-    scenario: Scenario, app: Server, floor: Server, settings: Settings, label: str, suffix: str
+    scenario: Scenario,
+    app: Server,
+    floor: t.Sequence[Server],
+    settings: Settings,
+    label: str,
+    suffix: str,
 ) -> list[dict[str, t.Any]]:
     """The list page and the API answer issue 32 compares it with, on one server: on
     the cold one (no response cache) the API list of the page's own filter, on the
@@ -630,7 +644,7 @@ def measure(
     scenario: Scenario,
     paths: list[str],
     app: Server,
-    floor: Server,
+    floors: t.Sequence[Server],
     settings: Settings,
     target: WriteTarget | None = None,
 ) -> dict[str, t.Any]:
@@ -645,7 +659,8 @@ def measure(
     }
     run = run_wrk if settings.client == "wrk" else run_load
     app.wait_idle()
-    base: LoadResult = run(floor.base, [f"/?size={size}"], **load)
+    measured = [(run(floor.base, [f"/?size={size}"], **load), floor) for floor in floors]
+    base, best_floor = max(measured, key=lambda pair: pair[0].req_per_s)
     writes: dict[str, t.Any] = {}
     if scenario.writes and target is not None:
         with Writer(app.base, target, settings.write_interval) as writer:
@@ -667,6 +682,7 @@ def measure(
         "floor_p50_ms": round(base.p50_ms, 2),
         "floor_p99_ms": round(base.p99_ms, 2),
         "floor_errors": base.errors,
+        "floor_server": best_floor.name,
         "req_per_s_ratio": ratio(result.req_per_s, base.req_per_s),
         "p50_ratio": ratio(result.p50_ms, base.p50_ms),
         "p99_ratio": ratio(result.p99_ms, base.p99_ms),
@@ -809,10 +825,17 @@ def run_size(
         "load_before": load_average(),
     }
     rows = []
-    floor_port = free_port()
-    floor_server = Server("floor", floor_command(floor_port, settings.threads), floor_port)
+    floor_port, project_floor_port = free_port(), free_port()
+    floor_servers = (
+        Server("waitress", floor_command(floor_port, settings.threads), floor_port),
+        Server(
+            "serve",
+            floor_command(project_floor_port, settings.threads, PROJECT_FLOOR_SERVER),
+            project_floor_port,
+        ),
+    )
     with contextlib.ExitStack() as stack:
-        floor = stack.enter_context(floor_server)
+        floor = [stack.enter_context(server) for server in floor_servers]
         servers = {}  # (workers, label) -> server
         for workers in settings.workers:
             for label, cache in (("cold", False), ("cached", True)):
@@ -824,7 +847,8 @@ def run_size(
                 servers[workers, label] = stack.enter_context(server)
                 print(f"  {server.name}: {server.base}", flush=True)
         print(
-            f"  floor {floor.base}; category {facts.category!r}, search {COMMON_WORD!r}",
+            f"  floors {', '.join(server.base for server in floor)}; "
+            f"category {facts.category!r}, search {COMMON_WORD!r}",
             flush=True,
         )
         widths = [33, 6, 6, 6, 6, 7, 7, 7, 7, 11, 9, 9, 5, 6]
@@ -833,7 +857,8 @@ def run_size(
             for (workers, label), server in servers.items():
                 if scenario.key == "pages":
                     suffix = worker_label(settings, workers)
-                    for row in page_rows(scenario, server, floor, settings, label, suffix):
+                    rows_of_pages = page_rows(scenario, server, floor, settings, label, suffix)
+                    for row in rows_of_pages:
                         row["workers"] = workers
                         rows.append(row)
                         print(text_row(cells(row), widths), flush=True)
