@@ -87,10 +87,14 @@ def event_json_ld(
     previous_start: str | None = None,
 ) -> dict[str, t.Any]:
     """The event's JSON-LD; ``venue``/``organizers`` are already-built JSON-LD parts,
-    ``previous_start`` the start a rescheduling moved it from (ISO 8601)."""
+    ``previous_start`` the start a rescheduling moved it from (ISO 8601).
+
+    A scheduled event has no ``eventStatus``, key for key as TEC's REST answer (its
+    pages say ``EventScheduled``: ``site.structured``); any other status is said."""
     data = {"@context": "http://schema.org", **_thing("Event", event, image)}
     data["url"] = url
-    data["eventStatus"] = SCHEMA + EVENT_STATUSES.get(event.event_status, "EventScheduled")
+    if event.event_status != "scheduled":
+        data["eventStatus"] = SCHEMA + EVENT_STATUSES.get(event.event_status, "EventScheduled")
     data["eventAttendanceMode"] = SCHEMA + ATTENDANCE_MODES.get(
         event.attendance_mode, "OfflineEventAttendanceMode"
     )
