@@ -12,8 +12,8 @@ import icalendar
 import pytest
 from conftest import NS, Api, api_for, assert_wp_error
 from site_helpers import page, shown_ids
-from test_site_records import json_lds, path_of
 from sync_helpers import seen, walk
+from test_site_records import json_lds, path_of
 from webhook_helpers import messages, payload, subscribe
 
 from calendar_rest import cli
