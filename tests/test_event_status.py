@@ -252,6 +252,24 @@ def test_a_series_status_applies_by_scope(api: Api) -> None:
     assert statuses(api, new_master) == ["postponed", "postponed"]
 
 
+def test_a_series_rescheduled_as_a_whole_keeps_each_previous_start(api: Api) -> None:
+    master, rows = series(api)
+    start = dt.datetime.strptime(rows[0]["start_date"], "%Y-%m-%d %H:%M:%S")
+    moved = {
+        "event_status": "rescheduled",
+        "start_date": (start + dt.timedelta(hours=2)).strftime("%Y-%m-%d %H:%M:%S"),
+        "end_date": (start + dt.timedelta(hours=3)).strftime("%Y-%m-%d %H:%M:%S"),
+        "scope": "all",
+    }
+    answer = api.patch(f"/events/{rows[0]['id']}", "administrator", json=moved)
+    assert answer.status_code == 200, answer.json
+    listed = api.get(
+        f"/events/{master['id']}/occurrences", "administrator", query_string=WINDOW
+    ).json["events"]
+    assert [row["previous_start_date"] for row in listed] == [row["start_date"] for row in rows]
+    assert {row["event_status"] for row in listed} == {"rescheduled"}
+
+
 # -- JSON-LD, feeds, change feed and webhooks ------------------------------------------
 
 
