@@ -243,13 +243,14 @@ def test_two_categories_given_as_a_list_are_the_union(
     assert len(both) == len(set(both)) == totals[0]
 
 
-def json_body(module: t.Any, fields: dict[str, t.Any]) -> t.Any:
-    """The operation's request-body model that is sent as JSON, built from ``fields``."""
+def json_body(module: t.Any, fields: dict[str, t.Any], **path: t.Any) -> t.Any:
+    """The operation's request-body model that is sent as JSON, built from ``fields``
+    (``path``: the operation's path parameters, such as ``id``)."""
     annotation = inspect.signature(module.sync_detailed).parameters["body"].annotation
     for model in t.get_args(annotation) or (annotation,):
         if hasattr(model, "from_dict"):
             body = model.from_dict(fields)
-            if "json" in module._get_kwargs(body=body):
+            if "json" in module._get_kwargs(body=body, **path):
                 return body
     pytest.fail(f"no JSON body model for {module.__name__}: {annotation}")
 
@@ -326,7 +327,9 @@ def test_event_status_fields_round_trip(
         "start_date": f"{later} 09:00:00",
         "end_date": f"{later} 12:00:00",
     }
-    patched = update.sync_detailed(client=administrator, id=event.id, body=json_body(update, moved))
+    patched = update.sync_detailed(
+        client=administrator, id=event.id, body=json_body(update, moved, id=event.id)
+    )
     assert patched.status_code == 200, patched.content
     assert value(patched.parsed.event_status) == "rescheduled"
     assert patched.parsed.previous_start_date == f"{day} 09:00:00"
