@@ -243,13 +243,14 @@ def test_two_categories_given_as_a_list_are_the_union(
     assert len(both) == len(set(both)) == totals[0]
 
 
-def json_body(module: t.Any, fields: dict[str, t.Any]) -> t.Any:
-    """The operation's request-body model that is sent as JSON, built from ``fields``."""
+def json_body(module: t.Any, fields: dict[str, t.Any], **path: t.Any) -> t.Any:
+    """The operation's request-body model that is sent as JSON, built from ``fields``
+    (``path``: the operation's path parameters, such as ``id``)."""
     annotation = inspect.signature(module.sync_detailed).parameters["body"].annotation
     for model in t.get_args(annotation) or (annotation,):
         if hasattr(model, "from_dict"):
             body = model.from_dict(fields)
-            if "json" in module._get_kwargs(body=body):
+            if "json" in module._get_kwargs(body=body, **path):
                 return body
     pytest.fail(f"no JSON body model for {module.__name__}: {annotation}")
 
@@ -280,3 +281,74 @@ def test_create_read_and_delete_an_event(
     assert deleted.status_code == 200, deleted.content
     status = deleted.parsed.status
     assert getattr(status, "value", status) == "trash"
+
+
+def enum_items(package: types.ModuleType, suffix: str, values: list[str]) -> list[t.Any]:
+    """``values`` as the generated enum whose name ends with ``suffix`` (a list
+    parameter of fixed strings takes its members)."""
+    models = importlib.import_module(f"{package.__name__}.models")
+    found = [getattr(models, name) for name in dir(models) if name.endswith(suffix)]
+    assert found, f"no generated model named *{suffix}"
+    return [found[0](value) for value in values]
+
+
+def test_event_status_fields_round_trip(
+    client_package: types.ModuleType, administrator: t.Any, anonymous: t.Any
+) -> None:
+    """anchors.md §1: the status fields are written, read back through the generated
+    models (``previous_start_date`` included) and filtered by as a list."""
+    day = dt.date.today() + dt.timedelta(days=41)
+    later = day + dt.timedelta(days=7)
+    join = "https://meet.example.org/generated"
+    fields = {
+        "title": "Generated client status",
+        "start_date": f"{day} 09:00:00",
+        "end_date": f"{day} 12:00:00",
+        "event_status": "postponed",
+        "event_status_reason": "Until the hall reopens",
+        "attendance_mode": "mixed",
+        "online_url": join,
+    }
+    create = operation(client_package, "events", "post_events_collection")
+    created = create.sync_detailed(client=administrator, body=json_body(create, fields))
+    assert created.status_code == 201, created.content
+    event = created.parsed
+
+    def value(field: t.Any) -> t.Any:
+        return getattr(field, "value", field)
+
+    assert value(event.event_status) == "postponed"
+    assert (value(event.attendance_mode), event.online_url) == ("mixed", join)
+    assert event.event_status_reason == "Until the hall reopens"
+    assert event.previous_start_date is None
+    update = operation(client_package, "events", "patch_events_item")
+    moved = {
+        "event_status": "rescheduled",
+        "start_date": f"{later} 09:00:00",
+        "end_date": f"{later} 12:00:00",
+    }
+    patched = update.sync_detailed(
+        client=administrator, id=event.id, body=json_body(update, moved, id=event.id)
+    )
+    assert patched.status_code == 200, patched.content
+    assert value(patched.parsed.event_status) == "rescheduled"
+    assert patched.parsed.previous_start_date == f"{day} 09:00:00"
+    read = operation(client_package, "events", "get_events_item")
+    again = read.sync_detailed(client=anonymous, id=event.id).parsed
+    assert (value(again.event_status), again.previous_start_date) == (
+        "rescheduled",
+        f"{day} 09:00:00",
+    )
+    listing = operation(client_package, "events", "get_events_collection")
+    wanted = enum_items(client_package, "EventStatusItem", ["rescheduled", "canceled"])
+    ids, _ = walk(listing, anonymous, per_page=50, event_status=wanted)
+    assert event.id in ids
+    others, _ = walk(
+        listing,
+        anonymous,
+        per_page=50,
+        event_status=enum_items(client_package, "EventStatusItem", ["canceled"]),
+    )
+    assert event.id not in others
+    delete = operation(client_package, "events", "delete_events_item")
+    assert delete.sync_detailed(client=administrator, id=event.id).status_code == 200

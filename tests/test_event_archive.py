@@ -1055,6 +1055,7 @@ def _representative_filters() -> list[tuple[str, dict[str, t.Any]]]:
         ("geo venues", {"start_min": now, "geo_venues": [1, 2]}),
         ("any geo venue", {"start_min": now, "geo_venues": True}),
         ("statuses", {"start_min": now, "statuses": ["draft", "pending"]}),
+        ("event statuses", {"start_min": now, "event_statuses": ["canceled", "postponed"]}),
     ]
 
 

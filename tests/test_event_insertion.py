@@ -30,6 +30,11 @@ EVENT_KEYS = [
 ADDITIVE_KEYS = ["language", "translations"]
 #: the recurring-series keys (calendar.md §4.3), after TEC's and before the multilingual
 SERIES_KEYS = ["recurrence", "recurring_event_id", "original_start_date"]
+#: event status and attendance (anchors.md §1), after the series keys
+STATUS_KEYS = [
+    "event_status", "event_status_reason", "attendance_mode", "online_url",
+    "previous_start_date",
+]  # fmt: skip
 FLAGS = ("show_map", "show_map_link", "hide_from_listings", "sticky", "featured")
 
 
@@ -434,16 +439,16 @@ def test_the_embedded_term_count_counts_published_events_only(api: Api) -> None:
 def test_the_created_event_has_tecs_keys_in_tecs_order(api: Api) -> None:
     response = create(api)
     assert response.status_code == 201
-    assert list(response.json) == [*EVENT_KEYS, *SERIES_KEYS, *ADDITIVE_KEYS]
+    assert list(response.json) == [*EVENT_KEYS, *SERIES_KEYS, *STATUS_KEYS, *ADDITIVE_KEYS]
     assert "Location" not in response.headers
 
 
 def test_json_ld_is_only_added_on_a_single_read(api: Api) -> None:
     event = created(api)
-    single = [*EVENT_KEYS, "json_ld", *SERIES_KEYS, *ADDITIVE_KEYS]
+    single = [*EVENT_KEYS, "json_ld", *SERIES_KEYS, *STATUS_KEYS, *ADDITIVE_KEYS]
     assert list(api.get(f"/events/{event['id']}").json) == single
     assert list(api.get(f"/events/by-slug/{event['slug']}").json) == single
-    listed = [*EVENT_KEYS, *SERIES_KEYS, *ADDITIVE_KEYS]
+    listed = [*EVENT_KEYS, *SERIES_KEYS, *STATUS_KEYS, *ADDITIVE_KEYS]
     assert list(api.get("/events").json["events"][0]) == listed
 
 

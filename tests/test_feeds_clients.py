@@ -253,3 +253,23 @@ def test_icaljs_reads_every_feed_kind_as_the_json_api(
     elif kind != "series master":
         [item], [event] = report["instances"], listed
         assert (item["url"], report["calendar"]["name"]) == (event["url"], event["title"])
+
+
+def test_icaljs_reads_a_cancelled_event_and_where_to_join(api: Api, tmp_path: Path) -> None:
+    """anchors.md §1: a cancelled event stays in the feed with ``STATUS:CANCELLED``, and
+    the online URL is its RFC 7986 ``CONFERENCE``."""
+    node()
+    join = "https://meet.example.org/concert"
+    slot = {"start_date": "2027-02-01 20:00:00", "end_date": "2027-02-01 22:00:00"}
+    api.create_event(title="Held", **slot)
+    api.create_event(
+        title="Called off",
+        event_status="canceled",
+        attendance_mode="online",
+        online_url=join,
+        **slot,
+    )
+    response = api.get("/events.ics", query_string=WINDOW)
+    report = icaljs(response.get_data(), dt.datetime(2028, 1, 1, tzinfo=UTC), tmp_path)
+    read = {item["summary"]: (item["status"], item["conference"]) for item in report["instances"]}
+    assert read == {"Held": ("CONFIRMED", None), "Called off": ("CANCELLED", join)}

@@ -13,7 +13,7 @@ from calendar_rest import cli
 
 SAMPLE = Path(__file__).parent / "data" / "import-sample.ics"
 SUMMARY_FIRST = (
-    "created 8 events, 2 venues, 2 organizers, 3 categories; updated 0; unchanged 1; skipped 2"
+    "created 9 events, 2 venues, 2 organizers, 3 categories; updated 0; unchanged 0; skipped 2"
 )
 SUMMARY_AGAIN = (
     "created 0 events, 0 venues, 0 organizers, 0 categories; updated 0; unchanged 9; skipped 2"
@@ -60,6 +60,11 @@ def test_import_maps_the_file_and_reports_skips_with_line_numbers(
         "Ferry crossing",
         "Salsa night",
         "Salsa night (moved)",
+        "Cancelled gathering",  # listed, marked canceled (anchors.md §1)
+    }
+    assert events["Cancelled gathering"]["event_status"] == "canceled"
+    assert {e["event_status"] for t, e in events.items() if t != "Cancelled gathering"} == {
+        "scheduled"
     }
     jazz = events["Jazz on the quay"]
     assert (jazz["start_date"], jazz["end_date"], jazz["timezone"]) == (
@@ -140,9 +145,10 @@ def test_dry_run_writes_nothing(
     assert api.get("/venues", "administrator").json["venues"] == []
 
 
-def test_cancelled_component_deletes_the_event(
+def test_a_cancelled_component_marks_the_event_canceled(
     api: Api, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """anchors.md §1: the event stays, canceled (it was deleted before event status)."""
     assert run(database_url, "--quiet", str(SAMPLE)) == 1
     jazz_id = events_by_uid_title(api)["Jazz on the quay"]["id"]
     cancelled = tmp_path / "cancelled.ics"
@@ -153,9 +159,10 @@ def test_cancelled_component_deletes_the_event(
     )
     assert run(database_url, "--quiet", str(cancelled)) == 0
     assert "updated 1" in capsys.readouterr().out
-    assert "Jazz on the quay" not in events_by_uid_title(api)
-    trashed = api.get("/events", "administrator", query_string={**WINDOW, "status": "trash"})
-    assert [event["id"] for event in trashed.json["events"]] == [jazz_id]
+    kept = events_by_uid_title(api)["Jazz on the quay"]
+    assert (kept["id"], kept["event_status"]) == (jazz_id, "canceled")
+    assert run(database_url, "--quiet", str(cancelled)) == 0
+    assert "updated 0" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("content", [None, "not a calendar\n"])

@@ -170,8 +170,33 @@ SERIES_KEYS = {
 }
 
 
+#: an event's status and attendance keys (anchors.md §1), after the series keys
+STATUS_KEYS = {
+    "event_status": ("str",),
+    "event_status_reason": ("str",),
+    "attendance_mode": ("str",),
+    "online_url": ("str",),
+    "previous_start_date": ("null", "str"),
+}
+
+
+def _without_status_keys(ours: list[t.Any], theirs: list[t.Any]) -> list[t.Any]:
+    """``ours`` without the trailing status keys of an event that TEC lacks."""
+    size = len(STATUS_KEYS)
+    tail = ours[-size:]
+    if (
+        tuple(key for key, _ in tail) != tuple(STATUS_KEYS)
+        or any(key in STATUS_KEYS for key, _ in theirs)
+        or any(value not in STATUS_KEYS[key] for key, value in tail)
+    ):
+        return ours
+    return ours[:-size]
+
+
 def _without_series_keys(ours: list[t.Any], theirs: list[t.Any]) -> list[t.Any]:
-    """``ours`` without the trailing series keys of an event that TEC lacks."""
+    """``ours`` without the trailing series keys (and the status keys after them) of
+    an event that TEC lacks."""
+    ours = _without_status_keys(ours, theirs)
     size = len(SERIES_KEYS)
     tail = ours[-size:]
     if (

@@ -17,6 +17,7 @@ load with them, never with the CLI or the app.
 - ``tec`` — ``import --from-tec URL``: the copy of a site, in dependency order
 - ``tec_client`` — reading a TEC site's REST API: discovery, pages, retries
 - ``tec_mapping`` — a TEC record → the arguments of the write that copies it
+- ``tec_status`` — a TEC record's event status and virtual-event fields → the write's
 - ``tec_differences`` — which copied values differ from the stored copy
 - ``demo`` — the demo data set, loaded through the API's write path
 """

@@ -178,12 +178,6 @@ class IcsImport(Importer):
         existing = locked(match.event_by_uid(event.uid))
         ctx = write_context(self.options)
         limits = self.options.limits
-        if event.cancelled:  # §5: deleted as by DELETE, nothing created
-            if existing is None:
-                return "unchanged"
-            batches.writing()
-            delete_event_write(existing, ctx, None, limits)
-            return "updated"
         lines = checked_lines(event, ctx.now, limits)
         master = existing if existing is not None and existing.recurrence else None
         if master is not None:
@@ -323,6 +317,9 @@ def _differs(event: Event, args: dict[str, t.Any]) -> bool:
         "start_date": event.start_local.strftime("%Y-%m-%d %H:%M:%S"),
         "end_date": event.end_local.strftime("%Y-%m-%d %H:%M:%S"),
         "website": event.website or "",
+        "event_status": event.event_status,
+        "attendance_mode": event.attendance_mode,
+        "online_url": event.online_url,
         "venue": event.venue_id or 0,
         "organizer": match.organizer_ids(event.id),
         "categories": match.term_ids_in_order(event.id, CATEGORIES),

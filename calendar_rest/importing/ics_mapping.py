@@ -18,6 +18,7 @@ import icalendar
 
 from ..dates import from_utc, is_valid_timezone, resolve_timezone
 from ..i18n.messages import N_
+from ..schemas.fields import MAX_URL, is_url
 from .ics_reader import RawComponent
 
 DATE_FIELDS = ("DTSTART", "DTEND", "RECURRENCE-ID")
@@ -163,6 +164,8 @@ def map_event(raw: RawComponent, zones: FileZones) -> IcsEvent:
     ]
     event.recurrence = [line for _number, line in recurring]
     event.recurrence_lines = [number for number, _line in recurring]
+    if "RECURRENCE-ID" not in component:
+        _add_status(args, component, event)
     if "RECURRENCE-ID" in component:
         event.recurrence_id = _moment(component["RECURRENCE-ID"], "RECURRENCE-ID", raw, zones)
         event.recurrence_id_line = raw.line_of("RECURRENCE-ID")
@@ -229,6 +232,21 @@ def convert_local(local: dt.datetime, source: str, target: str) -> dt.datetime:
     aware = local.replace(tzinfo=resolve_timezone(source))
     utc = aware.astimezone(dt.timezone.utc).replace(tzinfo=None)
     return from_utc(utc, resolve_timezone(target))
+
+
+def _add_status(args: dict[str, t.Any], component: t.Any, event: IcsEvent) -> None:
+    """anchors.md §1: ``STATUS:CANCELLED`` marks the event canceled (it stays listed,
+    as the feed writes it); RFC 7986 ``CONFERENCE`` (the first http or https URI) is
+    where attendees join, online only or, with a ``LOCATION``, mixed. A cancelled
+    RECURRENCE-ID component still deletes its occurrence (§5)."""
+    args["event_status"] = "canceled" if event.cancelled else "scheduled"
+    found = component.get("CONFERENCE")
+    for conference in found if isinstance(found, list) else [found] if found else []:
+        url = str(conference).strip()
+        if is_url(url) and len(url) <= MAX_URL:
+            args["online_url"] = url
+            args["attendance_mode"] = "mixed" if event.location else "online"
+            return
 
 
 def _description(component: t.Any) -> str:

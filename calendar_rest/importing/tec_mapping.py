@@ -15,6 +15,7 @@ from ..rules.markup import Markup
 from ..wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
 from .common import ImportOptions, filtered
 from .tec_client import Namespace, as_int
+from .tec_status import status_args
 
 VENUE_TEXT = ("address", "city", "country", "province", "state", "zip", "phone", "website")
 ORGANIZER_TEXT = ("email", "phone", "website")
@@ -96,6 +97,7 @@ def event_args(options: ImportOptions, ids: Ids, record: dict[str, t.Any]) -> di
     cost = cost_values(record)
     if cost:
         args["cost"] = cost
+    args.update(status_args(options, record))
     add_post_fields(options, args, record)
     venue = record.get("venue")
     venue_id = as_int(venue.get("id")) if isinstance(venue, dict) else None

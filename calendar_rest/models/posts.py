@@ -141,6 +141,18 @@ class Event(PostModel):
     #: a series row's words of the series' text, shared with the rows that keep the
     #: same text fields (``repository.series_words``); None: its words are its own
     words_from = pw.BigIntegerField(null=True, index=True)
+    # -- status and attendance (anchors.md §1; schema.org eventStatus) ---------------
+    #: whether the event still happens: scheduled, canceled, postponed, rescheduled,
+    #: moved_online
+    event_status = pw.CharField(max_length=16, default="scheduled")
+    #: the text shown with the status (markup filtered as the excerpt's)
+    event_status_reason = pw.TextField(default="")
+    #: offline, online or mixed (schema.org eventAttendanceMode)
+    attendance_mode = pw.CharField(max_length=8, default="offline")
+    #: where attendees join an online or mixed event ("" for none)
+    online_url = pw.CharField(max_length=700, default="")
+    #: the start (local wall time) a rescheduling moved the event from
+    previous_start = pw.DateTimeField(null=True)
 
     class Meta:
         indexes = (
@@ -159,6 +171,7 @@ class Event(PostModel):
                     "ticketed",
                     "venue",
                     "words_from",
+                    "event_status",
                 ),
                 False,
             ),

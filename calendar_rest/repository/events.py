@@ -20,6 +20,7 @@ from ..queries.lookups.events import readable_event
 from ..queries.lookups.terms import event_term_ids
 from ..rules.markup import EVENT_FIELDS, written_fields
 from ..rules.permissions import scale_status
+from ..schemas.event_status import needs_online_url
 from ..wordpress.cost import infer_currency, normalise_cost_input
 from ..wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
 from . import changes, posts, terms
@@ -50,6 +51,8 @@ FLAG_FIELDS = (
     "featured",
     "ticketed",
 )
+#: status and attendance (anchors.md §1), stored as sent
+STATUS_FIELDS = ("event_status", "event_status_reason", "attendance_mode", "online_url")
 
 
 @dataclasses.dataclass
@@ -122,10 +125,23 @@ def check_event_write(
     if "post_parent" in args:
         write.parent = errors.check(_check_parent, args["post_parent"], user)
     write.check_translation(Event, language, event, user, errors)
+    if _lacks_online_url(args, event):
+        errors.add("online_url", "online_url_required")
     with errors.collecting():
         check_series_write(args, event)
     errors.raise_if_any()
     return write
+
+
+def _lacks_online_url(args: dict[str, t.Any], event: Event | None) -> bool:
+    """Whether the event, as the write leaves it, is online without a URL to join."""
+
+    def after(field: str, default: str) -> str:
+        return str(args[field] if field in args else getattr(event, field, default))
+
+    return needs_online_url(
+        after("event_status", "scheduled"), after("attendance_mode", "offline")
+    ) and not after("online_url", "")
 
 
 def _check_cost(raw: t.Any) -> tuple[str, ...]:
@@ -167,7 +183,7 @@ def write_event(write: EventWrite, ctx: WriteContext, event: Event | None = None
         if write.author is not None:
             event.author = write.author
     old_status = event.status if not creating else None
-    for field in (*TEXT_FIELDS, *FLAG_FIELDS):
+    for field in (*TEXT_FIELDS, *FLAG_FIELDS, *STATUS_FIELDS):
         if field in args:
             setattr(event, field, args[field])
     if "website" in args:
@@ -175,7 +191,10 @@ def write_event(write: EventWrite, ctx: WriteContext, event: Event | None = None
     if "password" in args:
         event.password = args["password"]
     _apply_status(event, args, ctx, creating)
+    old_start = None if creating else event.start_local
     apply_dates(event, args, ctx, creating)
+    if event.event_status == "rescheduled" and old_start not in (None, event.start_local):
+        event.previous_start = old_start  # schema.org previousStartDate (anchors.md §1)
     _apply_cost(event, write)
     if "image" in args:
         event.image = posts.attach_image(write.image, ctx)

@@ -80,7 +80,11 @@ def _give_events_uids(database: pw.Database) -> None:
 SUPERSEDED_INDEXES = {
     "search_word": ("search_word_kind_record_id",),
     # the archive index without ``words_from`` (a search read the table for it)
-    "event": ("event_language_hide_from_listings_status_start_utc_id_en_0c298ea",),
+    "event": (
+        "event_language_hide_from_listings_status_start_utc_id_en_0c298ea",
+        # ... and without ``event_status`` (the status filter read the table)
+        "event_language_hide_from_listings_status_start_utc_id_en_9c8b865",
+    ),
     # each link table's key and reverse index serve both of its columns
     "event_organizer": ("event_organizer_event_id", "event_organizer_organizer_id"),
     "event_term": ("event_term_event_id", "event_term_term_id"),

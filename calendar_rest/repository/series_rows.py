@@ -47,6 +47,7 @@ DATE_COLUMNS = (
     "modified",
     "modified_utc",
     "sequence",
+    "previous_start",
 )
 TRASH_COLUMNS = ("status", "status_before_trash", "slug", "modified", "modified_utc", "sequence")
 

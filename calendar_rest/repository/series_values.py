@@ -40,6 +40,10 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "venue": ("venue_id",),
     "post_parent": ("post_parent_id",),
     "timezone": ("timezone",),
+    "event_status": ("event_status",),
+    "event_status_reason": ("event_status_reason",),
+    "attendance_mode": ("attendance_mode",),
+    "online_url": ("online_url",),
 }
 LINKS = ("organizer", CATEGORIES.collection, TAGS.collection)
 DATES = ("start_date", "end_date")
@@ -125,6 +129,8 @@ def place(row: Event, start: dt.datetime, anchor: Anchor) -> bool:
     """Give the row an occurrence's dates (its zone's UTC twins too); True if changed."""
     zone = resolve_timezone(row.timezone)
     old = (row.start_local, row.end_local, row.start_utc, row.end_utc)
+    if row.id is not None and row.event_status == "rescheduled" and old[0] not in (None, start):
+        row.previous_start = old[0]  # schema.org previousStartDate (anchors.md §1)
     row.start_local, row.end_local = start, anchor.end_for(start)
     row.start_utc, row.end_utc = to_utc(row.start_local, zone), to_utc(row.end_local, zone)
     return old != (row.start_local, row.end_local, row.start_utc, row.end_utc)

@@ -109,7 +109,12 @@ def as_written_by(user: User | None, text: str, markup: Markup) -> str:
 
 
 #: the fields of each record whose markup is filtered, and with which list
-EVENT_FIELDS = {"title": Markup.INLINE, "description": Markup.POST, "excerpt": Markup.POST}
+EVENT_FIELDS = {
+    "title": Markup.INLINE,
+    "description": Markup.POST,
+    "excerpt": Markup.POST,
+    "event_status_reason": Markup.POST,
+}
 VENUE_FIELDS = {"venue": Markup.INLINE, "description": Markup.POST}
 ORGANIZER_FIELDS = {"organizer": Markup.INLINE, "description": Markup.POST}
 TERM_FIELDS = {"name": Markup.INLINE, "description": Markup.POST}

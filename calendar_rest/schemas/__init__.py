@@ -19,6 +19,8 @@ marshmallow and the standard library are imported here::
 - ``shared`` — what the argument sets share: their base, paging, translation link,
   event password
 - ``events`` — the event routes' argument sets (create, edit, read, archive, delete)
+- ``event_status`` — an event's status and attendance mode: their values, and the rule
+  that an online event names where to join
 - ``linked`` — the venue and organizer argument sets (also inline in an event write)
 - ``terms`` — the category and tag argument sets, built by one factory
 - ``changes`` — ``GET /changes``: the change feed's arguments

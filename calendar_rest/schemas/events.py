@@ -6,8 +6,13 @@ Field declaration order is the order parameters are documented and reported in.
 
 from __future__ import annotations
 
+import typing as t
+
+from marshmallow import validates_schema
+
 from . import fields as f
 from . import shared
+from .event_status import ATTENDANCE_MODES, EVENT_STATUSES, check_sent
 from .messages import N_
 from .shared import Args
 
@@ -64,6 +69,21 @@ class EventWriteArgs(Args):
     organizer = f.RawList(max_items=MAX_LINKED, help=N_("The event organizer IDs or data"))
     ticketed = f.Boolean(help=N_("Whether the event has tickets"))
     post_parent = f.Integer(positive=True, help=N_("The parent event ID"))
+    event_status = f.Choice(
+        EVENT_STATUSES, help=N_("Whether the event still happens (default: scheduled)")
+    )
+    event_status_reason = f.String(
+        allow_empty=True, help=N_("The text shown with the event status, such as why it changed")
+    )
+    attendance_mode = f.Choice(
+        ATTENDANCE_MODES, help=N_("Where attendees take part: offline (default), online or mixed")
+    )
+    online_url = f.Url(
+        help=N_(
+            "The http or https URL attendees join; required for online and mixed events and "
+            "for events moved online"
+        )
+    )
     password = shared.password()
     translation_of = shared.translation_of()
     recurrence = f.Recurrence(
@@ -81,6 +101,12 @@ class EventWriteArgs(Args):
     )
     i18n_language = f.Language()
 
+    @validates_schema
+    def _online_url_sent(self, data: dict[str, t.Any], **kwargs: t.Any) -> None:
+        """An update that makes an event online may rely on its stored URL (the
+        repository checks that); it may not clear it."""
+        check_sent(data, creating=False)
+
 
 class EventCreateArgs(EventWriteArgs):
     """Create: ``title``, ``start_date`` and ``end_date`` are required (no ``scope``:
@@ -88,6 +114,10 @@ class EventCreateArgs(EventWriteArgs):
 
     class Meta(Args.Meta):
         exclude = ("scope",)
+
+    @validates_schema
+    def _online_url_sent(self, data: dict[str, t.Any], **kwargs: t.Any) -> None:
+        check_sent(data, creating=True)
 
     title = f.String(required=True, help=N_("The event title"))
     start_date = f.LooseDate(required=True, help=N_("The event start date and time"))
@@ -153,6 +183,10 @@ class EventArchiveArgs(Args):
     organizer = f.IdList(help=N_("Events should be assigned one of the organizer IDs"))
     featured = f.Boolean(help=N_("Events should be featured, or not"))
     status = f.StringList(help=N_("Events should have one of these statuses"))
+    event_status = f.StringList(
+        choices=EVENT_STATUSES,
+        help=N_("Events should have one of these event statuses (default: every status)"),
+    )
     geoloc = f.Boolean(help=N_("Events should have a venue with geolocation data"))
     geoloc_lat = f.Number(help=N_("Latitude of the point events' venues should be near"))
     geoloc_lng = f.Number(help=N_("Longitude of the point events' venues should be near"))

@@ -74,6 +74,10 @@ PARAM_MESSAGES: dict[str, str] = {
     "rec_too_many": N_(
         '%(param)s[%(index)d] "%(line)s": more than %(cap)d occurrences before %(until)s'
     ),
+    "online_url_required": N_(
+        "%(param)s is required when attendance_mode is online or mixed, or event_status is "
+        "moved_online."
+    ),
     "series_field": N_(
         "%(param)s belongs to the whole series: send it with scope all or following."
     ),

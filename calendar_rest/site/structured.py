@@ -2,8 +2,9 @@
 a single read (``wire.json_ld``, in the event's ``json_ld``), completed for Google's
 Event rich results, and written into a ``<script type="application/ld+json">``.
 
-The API's object is kept as the API answers it; a page's copy adds what TEC's pages
-add (``eventStatus``, the venue's page as the place's ``url``), drops empty values
+The API's object is kept as the API answers it (its ``eventStatus`` too, anchors.md
+§1); a page's copy adds what TEC's pages add (the venue's page as the place's ``url``,
+``eventStatus`` where the API gave none), drops empty values
 and the placeholder ``performer``, says the description in plain text and the offer's
 availability as the schema.org URL Google reads (TEC's bare ``inStock`` is not one). The JSON
 is data, never run (CSP allows no inline script), and ``<`` is written ``\\u003c``,
@@ -33,7 +34,7 @@ def event_json_ld(data: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
     if not isinstance(rendered, dict):
         return None
     shown: dict[str, t.Any] = {**rendered, "@context": "https://schema.org"}
-    shown["eventStatus"] = SCHEDULED
+    shown.setdefault("eventStatus", SCHEDULED)
     shown["description"] = plain_text(data.get("description") or "")
     if shown.get("performer") == PLACEHOLDER_PERFORMER:
         del shown["performer"]
@@ -41,9 +42,12 @@ def event_json_ld(data: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
     if isinstance(image, dict) and image.get("url"):
         shown["image"] = image["url"]
     venue = data.get("venue")
-    if isinstance(shown.get("location"), dict) and isinstance(venue, dict):
-        shown["location"] = {**shown["location"], "url": venue.get("url", "")}
-        shown["location"].pop("description", None)
+    if isinstance(venue, dict):
+        location = shown.get("location")
+        if isinstance(location, list):  # a mixed event: the Place, then the VirtualLocation
+            shown["location"] = [_place(item, venue) for item in location]
+        elif isinstance(location, dict):
+            shown["location"] = _place(location, venue)
     offers = shown.get("offers")
     if isinstance(offers, dict) and offers.get("availability") in AVAILABILITY:
         shown["offers"] = {**offers, "availability": AVAILABILITY[offers["availability"]]}
@@ -53,6 +57,16 @@ def event_json_ld(data: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
     elif isinstance(organizers, list):
         shown["organizer"] = [trimmed(item) for item in organizers]
     return t.cast(dict[str, t.Any], trimmed(shown))
+
+
+def _place(location: t.Any, venue: t.Mapping[str, t.Any]) -> t.Any:
+    """The venue's Place with the venue page as its ``url`` and no description; any
+    other location (a VirtualLocation) as it is."""
+    if not isinstance(location, dict) or location.get("@type") != "Place":
+        return location
+    place = {**location, "url": venue.get("url", "")}
+    place.pop("description", None)
+    return place
 
 
 def trimmed(value: t.Any) -> t.Any:

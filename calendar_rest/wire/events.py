@@ -137,6 +137,7 @@ def _render(event: Event, related: Related, view: EventView, redact: bool) -> di
         if view.single:
             data["json_ld"] = _json_ld(event, related, view, image, data)
     _add_series(data, event, related)
+    _add_status(data, event, redact)
     add_language(data, event, related.translations)
     return data
 
@@ -205,6 +206,17 @@ def _add_series(data: dict[str, t.Any], event: Event, related: Related) -> None:
     data["original_start_date"] = format_datetime(original) if original else None
 
 
+def _add_status(data: dict[str, t.Any], event: Event, redact: bool) -> None:
+    """anchors.md §1: whether the event still happens and where attendees join; the
+    reason and the URL are content a password hides, the status is not."""
+    previous = event.previous_start
+    data["event_status"] = event.event_status
+    data["event_status_reason"] = "" if redact else event.event_status_reason
+    data["attendance_mode"] = event.attendance_mode
+    data["online_url"] = "" if redact else event.online_url
+    data["previous_start_date"] = format_datetime(previous) if previous else None
+
+
 def _add_links(data: dict[str, t.Any], event: Event, related: Related, view: EventView) -> None:
     """Terms, venue and organizers as the event embeds them; each is rendered once per
     content (``kept.py``), as its own routes show it."""
@@ -261,4 +273,5 @@ def _render_json_ld(
         organizers=[organizer_json_ld(organizer, None) for organizer in organizers],
         price=values[0] if values else None,
         currency_code=view.default_currency_code,
+        previous_start=iso8601(event.previous_start, zone) if event.previous_start else None,
     )

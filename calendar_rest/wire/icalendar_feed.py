@@ -149,13 +149,29 @@ def _vevent(item: FeedEvent) -> icalendar.Event:
     if categories:
         component.add("categories", categories)
     status, privacy = STATUSES.get(event.status, ("CONFIRMED", None))
+    if event.event_status == "canceled":
+        status = "CANCELLED"  # still in the feed: calendar apps strike it through
     component.add("status", status)
     if privacy:
         component.add("class", privacy)
     component.add("last-modified", modified)
     component.add("sequence", event.sequence)
     _add_recurrence(component, item.recurrence)
+    _add_conference(component, data.get("online_url"))
     return component
+
+
+def _add_conference(component: icalendar.Event, online_url: t.Any) -> None:
+    """RFC 7986 ``CONFERENCE`` for where attendees join (``URL`` stays the event's
+    page: RFC 5545 allows one); empty when the JSON hides it."""
+    import icalendar
+
+    if not online_url:
+        return
+    conference = icalendar.vUri(online_url)
+    conference.params["VALUE"] = "URI"
+    conference.params["FEATURE"] = "VIDEO"
+    component.add("conference", conference)
 
 
 def _add_place(component: icalendar.Event, venue: t.Any) -> None:

@@ -8,6 +8,22 @@ import typing as t
 from ..models import Attachment, Event, Organizer, Venue
 from ..wordpress.text import json_ld_escape, wpautop
 
+SCHEMA = "https://schema.org/"
+#: ``event_status`` → schema.org EventStatusType
+EVENT_STATUSES = {
+    "scheduled": "EventScheduled",
+    "canceled": "EventCancelled",
+    "postponed": "EventPostponed",
+    "rescheduled": "EventRescheduled",
+    "moved_online": "EventMovedOnline",
+}
+#: ``attendance_mode`` → schema.org EventAttendanceModeEnumeration
+ATTENDANCE_MODES = {
+    "offline": "OfflineEventAttendanceMode",
+    "online": "OnlineEventAttendanceMode",
+    "mixed": "MixedEventAttendanceMode",
+}
+
 
 def _thing(
     kind: str, record: Venue | Organizer | Event, image: Attachment | None
@@ -68,15 +84,27 @@ def event_json_ld(
     organizers: list[dict[str, t.Any]],
     price: str | None,
     currency_code: str,
+    previous_start: str | None = None,
 ) -> dict[str, t.Any]:
-    """The event's JSON-LD; ``venue``/``organizers`` are already-built JSON-LD parts."""
+    """The event's JSON-LD; ``venue``/``organizers`` are already-built JSON-LD parts,
+    ``previous_start`` the start a rescheduling moved it from (ISO 8601).
+
+    A scheduled event has no ``eventStatus``, key for key as TEC's REST answer (its
+    pages say ``EventScheduled``: ``site.structured``); any other status is said."""
     data = {"@context": "http://schema.org", **_thing("Event", event, image)}
     data["url"] = url
-    data["eventAttendanceMode"] = "https://schema.org/OfflineEventAttendanceMode"
+    if event.event_status != "scheduled":
+        data["eventStatus"] = SCHEMA + EVENT_STATUSES.get(event.event_status, "EventScheduled")
+    data["eventAttendanceMode"] = SCHEMA + ATTENDANCE_MODES.get(
+        event.attendance_mode, "OfflineEventAttendanceMode"
+    )
     data["startDate"] = start
     data["endDate"] = end
-    if venue is not None:
-        data["location"] = venue
+    if previous_start is not None:
+        data["previousStartDate"] = previous_start
+    location = _location(event, venue)
+    if location is not None:
+        data["location"] = location
     if organizers:
         data["organizer"] = organizers[0] if len(organizers) == 1 else organizers
     if price is not None:
@@ -90,3 +118,15 @@ def event_json_ld(
         }
     data["performer"] = "Organization"
     return data
+
+
+def _location(event: Event, venue: dict[str, t.Any] | None) -> t.Any:
+    """The venue's Place; for online events a VirtualLocation, for mixed ones both
+    (schema.org's ``location`` takes a list); an event moved online is online."""
+    online = event.attendance_mode in ("online", "mixed") or event.event_status == "moved_online"
+    if not online or not event.online_url:
+        return venue
+    virtual = {"@type": "VirtualLocation", "url": event.online_url}
+    if event.attendance_mode == "mixed" and venue is not None:
+        return [venue, virtual]
+    return virtual

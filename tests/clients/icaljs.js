@@ -9,8 +9,8 @@
  * VTIMEZONEs only: nothing is registered in ical.js's TimezoneService (which holds
  * UTC alone), and each instance says which zone its times were read in. Prints one
  * line of JSON: {calendar: {name, timezone}, zones: [TZID of each VTIMEZONE],
- * instances: [{uid, summary, description, url, allDay, start, end, startDate,
- * endDate, recurrenceId, zones}]}; UTC instants as ISO strings, dates of all-day instances as
+ * instances: [{uid, summary, description, url, status, conference, allDay, start, end,
+ * startDate, endDate, recurrenceId, zones}]}; UTC instants as ISO strings, dates of all-day instances as
  * YYYY-MM-DD (the end exclusive, as in the feed); `zones` is, for the start and the
  * end, "feed:<TZID>" for a VTIMEZONE of this feed, else what ical.js used instead.
  */
@@ -41,6 +41,8 @@ function instance(event, start, end, own) {
     summary: event.summary,
     description: event.description,
     url: event.component.getFirstPropertyValue('url'),
+    status: event.component.getFirstPropertyValue('status'),
+    conference: event.component.getFirstPropertyValue('conference'),
     allDay,
     start: allDay ? null : utc(start),
     end: allDay ? null : utc(end),

@@ -24,8 +24,16 @@ const MODE = /^(https?:\/\/schema\.org\/)?(OfflineEventAttendanceMode|OnlineEven
 const AVAILABILITY = /^(https?:\/\/schema\.org\/)?(InStock|SoldOut|PreOrder|LimitedAvailability|OnlineOnly|InStoreOnly|OutOfStock|PreSale|BackOrder|Discontinued|SoldOut)$/;
 const EVENT_TYPES = /^(Event|BusinessEvent|ChildrensEvent|ComedyEvent|CourseInstance|DanceEvent|DeliveryEvent|EducationEvent|EventSeries|ExhibitionEvent|Festival|FoodEvent|Hackathon|LiteraryEvent|MusicEvent|PublicationEvent|SaleEvent|ScreeningEvent|SocialEvent|SportsEvent|TheaterEvent|VisualArtsEvent)$/;
 
-/* Google's Event requirements for the event `type` found in one block, as sdtt tests. */
-function eventPreset(type) {
+/* Each place of the event: `location`, or each item of it when it is a list (a mixed
+ * event: a Place and a VirtualLocation, as Google's mixed-event example writes it). */
+function locationPaths(event) {
+  const location = event && event.location;
+  return Array.isArray(location) ? location.map((_, index) => `location[${index}]`) : ['location'];
+}
+
+/* Google's Event requirements for the event `type` found in one block, as sdtt tests;
+ * `places` are the paths of its locations (`locationPaths`). */
+function eventPreset(type, places = ['location']) {
   const at = (property) => `${type}[0].${property}`;
   const present = (property) => ({ test: at(property), type: 'jsonld' });
   const required = (property, description) => ({ ...present(property), description });
@@ -53,16 +61,18 @@ function eventPreset(type) {
       format('startDate', DATE, 'startDate is an ISO 8601 date or date-time'),
       format('startDate', DATE_TIME_WITH_OFFSET, 'startDate has a time zone offset', true),
       required('location', 'location is required'),
-      required('location."@type"', 'location has a type (Place or VirtualLocation)'),
-      format('location."@type"', /^(Place|VirtualLocation)$/, 'location is a Place or VirtualLocation'),
-      {
-        ...required('location.address', 'a Place location has an address'),
-        conditional: { test: at('location."@type"'), type: 'jsonld', expect: 'Place' },
-      },
-      {
-        ...required('location.url', 'a VirtualLocation has a url'),
-        conditional: { test: at('location."@type"'), type: 'jsonld', expect: 'VirtualLocation' },
-      },
+      ...places.flatMap((place) => [
+        required(`${place}."@type"`, 'location has a type (Place or VirtualLocation)'),
+        format(`${place}."@type"`, /^(Place|VirtualLocation)$/, 'location is a Place or VirtualLocation'),
+        {
+          ...required(`${place}.address`, 'a Place location has an address'),
+          conditional: { test: at(`${place}."@type"`), type: 'jsonld', expect: 'Place' },
+        },
+        {
+          ...required(`${place}.url`, 'a VirtualLocation has a url'),
+          conditional: { test: at(`${place}."@type"`), type: 'jsonld', expect: 'VirtualLocation' },
+        },
+      ]),
       recommended('description', 'description is recommended'),
       recommended('endDate', 'endDate is recommended'),
       format('endDate', DATE, 'endDate is an ISO 8601 date or date-time'),
@@ -104,7 +114,10 @@ async function checkBlock(text) {
   }
   const eventType = types.find((type) => EVENT_TYPES.test(type));
   const presets = [Google];
-  if (eventType) presets.push(eventPreset(eventType));
+  if (eventType) {
+    const event = items.find((item) => [].concat(item['@type'] || []).includes(eventType));
+    presets.push(eventPreset(eventType, locationPaths(event)));
+  }
   let result;
   try {
     result = await structuredDataTest(text, { presets });

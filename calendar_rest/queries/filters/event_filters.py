@@ -18,6 +18,7 @@ from ...errors import ParamErrors, bad_param
 from ...models import Event, Organizer, User, Venue
 from ...rules.geo import bounding_box, coordinate_errors, haversine_km, radius_km
 from ...rules.search import query_words
+from ...schemas.event_status import EVENT_STATUSES
 from ...settings import Settings
 from ...wordpress.taxonomies import CATEGORIES, TAGS, Taxonomy
 from ..lists.archive import ArchiveFilters
@@ -53,6 +54,7 @@ ECHO_ORDER = (
     "orderby",
     "order",
     "hide_subsequent_recurrences",
+    "event_status",
     "i18n_language",
 )
 
@@ -94,6 +96,7 @@ def resolve_archive(
     if args.get("hide_subsequent_recurrences"):
         resolver.filters.first_of_series = True
         resolver.echo["hide_subsequent_recurrences"] = "true"
+    resolver.event_statuses()
     if "i18n_language" in args:
         resolver.echo["i18n_language"] = args["i18n_language"]
     echo = {key: resolver.echo[key] for key in ECHO_ORDER if key in resolver.echo}
@@ -189,6 +192,17 @@ class _Resolver:
             if name in self.args:
                 setattr(self.filters, name, self.args[name])
                 self.echo[name] = "1" if self.args[name] else "0"
+
+    def event_statuses(self) -> None:
+        """``event_status``: the statuses asked for, in their documented order; all of
+        them (or none) is no filter, as without the parameter."""
+        wanted = set(self.args.get("event_status") or ())
+        chosen = [status for status in EVENT_STATUSES if status in wanted]
+        if not chosen:
+            return
+        if len(chosen) < len(EVENT_STATUSES):
+            self.filters.event_statuses = chosen
+        self.echo["event_status"] = ",".join(chosen)
 
     def geo(self) -> None:
         """Built-in geolocation: ``geoloc`` wants coordinates; lat+lng want a radius."""

@@ -47,6 +47,8 @@ class ArchiveFilters:
     featured: bool | None = None
     ticketed: bool | None = None
     statuses: list[str] | None = None
+    #: ``event_status``: only these (None: every status, anchors.md §1)
+    event_statuses: list[str] | None = None
     include: list[int] | None = None
     post_parent: int | None = None
     #: True: the venue must have coordinates; a list: the venue must be one of these
@@ -87,6 +89,8 @@ def archive_query(
     for flag, value in (("featured", filters.featured), ("ticketed", filters.ticketed)):
         if value is not None:
             conditions.append(getattr(Event, flag) == value)
+    if filters.event_statuses is not None:  # a column of the archive index
+        conditions.append(Event.event_status.in_(filters.event_statuses))
     if filters.include is not None:
         conditions.append(Event.id.in_(filters.include or [0]))
     if filters.post_parent is not None:

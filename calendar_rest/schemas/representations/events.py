@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from marshmallow import fields
 
+from ..event_status import ATTENDANCE_MODES, EVENT_STATUSES
 from ..messages import N_
 from .base import (
     Representation,
@@ -213,6 +214,32 @@ class Event(Representation):
         N_(
             "The occurrence's original start in the series time zone (YYYY-MM-DD HH:MM:SS); "
             "null for an event that does not repeat"
+        ),
+        required=True,
+        type="string",
+        nullable=True,
+    )
+    event_status = documented(
+        N_("Whether the event still happens"),
+        required=True,
+        type="string",
+        enum=list(EVENT_STATUSES),
+    )
+    event_status_reason = text(
+        N_("The text shown with the event status; empty when the event is password protected"),
+        required=True,
+    )
+    attendance_mode = documented(
+        N_("Where attendees take part"), required=True, type="string", enum=list(ATTENDANCE_MODES)
+    )
+    online_url = text(
+        N_("The URL attendees join, empty when none; empty when the event is password protected"),
+        required=True,
+    )
+    previous_start_date = documented(
+        N_(
+            "The start (YYYY-MM-DD HH:MM:SS, event time zone) a rescheduling moved the event "
+            "from; null when it was never rescheduled"
         ),
         required=True,
         type="string",
