@@ -23,6 +23,8 @@ ERROR_REF = {"$ref": "#/components/schemas/Error"}
 BATCH_ERRORS = {
     "400": N_("Invalid batch, or more requests than the batch may hold"),
     "401": N_("The credentials are wrong"),
+    "403": N_("The user may not do this"),
+    "404": N_("No such record, route or archive page"),
     "409": N_("An atomic batch lost a race with concurrent writes too often; retry it"),
     "413": N_("The request body is too large"),
     "429": N_("Too many failed logins: the login or the address is locked for a while"),

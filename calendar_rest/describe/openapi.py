@@ -144,6 +144,7 @@ def openapi_document(
     for route in routes:  # routes of their own namespace at the site root (batch)
         if route.spec.site and route.spec.namespace:
             item = batch_path_item(route, urls, settings, SECURITY_SCHEME)
+            item["post"]["responses"]["429"]["headers"] = {"Retry-After": RETRY_AFTER}
             document["paths"][route.spec.path] = item
     ordered = {key: document[key] for key in TOP_LEVEL_ORDER if key in document}
     ordered["info"] = {key: document["info"][key] for key in ("version", "title", "description")}
