@@ -337,3 +337,19 @@ def test_the_index_options_and_doc_describe_the_route(api: Api) -> None:
     assert item["servers"] == [{"url": "http://localhost"}]
     assert item["post"]["operationId"] == "post_batch_index"
     assert "207" in item["post"]["responses"]
+
+
+def test_cors_refusal_and_the_body_limit_apply_to_the_batch(
+    api: Api, app: Application, sibling_app: Build
+) -> None:
+    """A page of another origin may not write through a batch (403), and a batch over
+    ``max_body_bytes`` is a 413, as a single write would be; nothing is written."""
+    headers = {**api.headers("administrator"), "Origin": "https://elsewhere.example"}
+    refused = api.client.open(
+        "/batch/v1", method="POST", headers=headers, json={"requests": [create("No")]}
+    )
+    assert_wp_error(refused, 403, "rest_cors_origin_not_allowed")
+    small = api_for(sibling_app(max_body_bytes=400), api)
+    too_large = batch(small, [create(f"Too large {i}") for i in range(3)])
+    assert_wp_error(too_large, 413, "rest_payload_too_large")
+    assert count(app, Event) == 0
