@@ -334,7 +334,7 @@ def test_the_index_options_and_doc_describe_the_route(api: Api) -> None:
     assert french["_links"]["self"][0]["href"] == "http://localhost/fr/batch/v1"
     doc = api.get("/doc").json
     item = doc["paths"]["/batch/v1"]
-    assert item["servers"] == [{"url": "http://localhost"}]
+    assert item["post"]["servers"] == [{"url": "http://localhost"}]
     assert item["post"]["operationId"] == "post_batch_index"
     assert "207" in item["post"]["responses"]
 

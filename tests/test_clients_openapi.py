@@ -290,10 +290,10 @@ def test_an_atomic_batch_through_the_generated_client(
     service: Service,
     base_url: str,
 ) -> None:
-    """``post_batch_index`` at the server its path item names (the site root, where
+    """``post_batch_index`` at the server its operation names (the site root, where
     ``/batch/v1`` lives): 207, two created events and a refused one in an atomic
     batch that rolls back, each answer through the generated models."""
-    root = generated[2]["paths"]["/batch/v1"]["servers"][0]["url"]
+    root = generated[2]["paths"]["/batch/v1"]["post"]["servers"][0]["url"]
     assert base_url.startswith(root) and root.rstrip("/") + "/" == service.root
     client = client_package.AuthenticatedClient(
         base_url=root,

@@ -1,8 +1,9 @@
 """``POST /batch/v1`` in the OpenAPI document (anchors.md §2).
 
 The route lives at the site root, outside the namespace the document's server names,
-so its path item names its own server (OpenAPI 3's path-level ``servers``): a
-generated client calls it with that URL as its base. Its answer is ``207`` with one
+so its operation names its own server (OpenAPI 3's operation-level ``servers``, which
+leaves the path item holding operations only): a generated client calls it with that
+URL as its base. Its answer is ``207`` with one
 ``{"body", "status", "headers"}`` per request, or ``null`` for a request that was not
 run (``require-all-validate``).
 """
@@ -53,7 +54,8 @@ BATCH_ANSWER: dict[str, t.Any] = {
 def batch_path_item(
     route: Route, urls: Urls, settings: Settings, security: str
 ) -> dict[str, t.Any]:
-    """The path item of the batch route, with its own server (the site root)."""
+    """The path item of the batch route, its operation with its own server (the site
+    root)."""
     arguments = [
         (name, field, field_property(field, settings, _same))
         for name, field in argument_fields(route.endpoints[0].arguments)
@@ -76,6 +78,7 @@ def batch_path_item(
         }
     operation = {
         "operationId": f"post_{route.spec.resource}_{route.spec.shape}",
+        "servers": [{"url": urls.api_root.rstrip("/")}],
         "tags": [route.spec.resource],
         # anyone may send one; each request needs what it would need alone
         "security": [{security: []}, {}],
@@ -85,7 +88,7 @@ def batch_path_item(
         },
         "responses": responses,
     }
-    return {"servers": [{"url": urls.api_root.rstrip("/")}], "post": operation}
+    return {"post": operation}
 
 
 def _same(text: str) -> str:
