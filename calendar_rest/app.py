@@ -40,8 +40,7 @@ from .edge.http import (
     Request,
     apply_method_override,
     http_now,
-    reply_language,
-    split_language_root,
+    new_request,
 )
 from .edge.replicas import GENERATION_HEADER, ReadRouter, min_generation
 from .errors import RestError
@@ -207,17 +206,7 @@ class Application:
         self, environ: WSGIEnvironment, cache_key: tuple[str, ...] | None, generation: int
     ) -> Request:
         """The request object the pipeline reads, its language root split off."""
-        language = split_language_root(environ)
-        request = Request(environ)
-        request.limit_body(self.settings.max_body_bytes)
-        request.language = language
-        if environ.get("QUERY_STRING"):  # else no i18n_language: no query to parse
-            request.reply_language = reply_language(request.args, language)
-        else:
-            request.reply_language = language
-        request.cache_key = cache_key
-        request.generation = generation
-        return request
+        return new_request(environ, self.settings.max_body_bytes, cache_key, generation)
 
 
 def concurrent_reads(setting: int, database: peewee.Database) -> int:

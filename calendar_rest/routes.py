@@ -27,6 +27,8 @@ from .media_types import CALENDAR, JSON
 from .settings import NAMESPACE
 
 READ = ("GET",)
+#: the namespace of WordPress's batch route (``POST /batch/v1``)
+BATCH_NAMESPACE = "batch/v1"
 EDIT = ("POST", "PUT", "PATCH")
 ITEM = ("GET", *EDIT, "DELETE")
 SHAPE_SUFFIX = {
@@ -74,6 +76,8 @@ class RouteSpec(t.NamedTuple):
     site: bool = False
     #: what the route answers in, the default first; several: ``Accept`` decides
     media_types: tuple[str, ...] = (JSON,)
+    #: a site route's own namespace, listed in the site index (``batch/v1``)
+    namespace: str = ""
 
 
 def _post_routes(
@@ -142,6 +146,8 @@ ROUTES: tuple[RouteSpec, ...] = (
         READ,
         {"id": N_("The webhook subscription ID")},
     ),
+    # WordPress's batch route, at the site root in a namespace of its own (anchors.md §2)
+    RouteSpec("/batch/v1", "batch", "index", ("POST",), site=True, namespace=BATCH_NAMESPACE),
 )
 
 

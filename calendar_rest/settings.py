@@ -108,6 +108,8 @@ class Settings:
     site_month_events_per_day: int = 3
     #: a directory whose templates replace the site's own, file by file
     site_templates_dir: str | None = None
+    #: the most requests one ``POST /batch/v1`` may hold (WordPress's default, 25)
+    batch_max_requests: int = 25
 
     @classmethod
     def build(
@@ -169,6 +171,7 @@ class Settings:
             "feed_max_events",
             "feed_refresh_minutes",
             "max_connections",
+            "batch_max_requests",
         )
         require_positive(self, positive, "integer")
         require_positive(self, ("header_timeout", "read_replica_max_lag_seconds"), "number")

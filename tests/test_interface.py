@@ -72,6 +72,8 @@ OPENAPI_PATHS = [
     "/webhooks",
     "/webhooks/{id}",
     "/webhooks/{id}/deliveries",
+    # at the site root, with its own server (anchors.md §2)
+    "/batch/v1",
 ]
 NOW = dt.datetime(2026, 1, 1)
 #: the routes of the namespace (the site root is described by the site index)

@@ -12,4 +12,5 @@ the route table is handed in. It sits beside ``wire`` (imports ``routes``, ``sch
 - ``namespace_index`` — the site's and the namespace's REST indexes (discovery).
 - ``openapi`` — ``GET /doc``: the OpenAPI 3 document, generated with apispec.
 - ``options`` — the body of a plain ``OPTIONS`` request.
+- ``batch_route`` — ``POST /batch/v1`` in the OpenAPI document, with its own server.
 """

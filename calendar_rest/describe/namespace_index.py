@@ -52,15 +52,18 @@ def site_index(
     """The site root's index, where WordPress clients discover the routes: the site
     route (``/``), then every route of the namespace index."""
     site = next(route for route in routes if route.spec.site)
+    # routes of their own namespace at the site root (``/batch/v1``), after ours
+    own = [route for route in routes if route.spec.site and route.spec.namespace]
     return {
         "name": translate(SITE_NAME),
         "description": translate(SITE_DESCRIPTION),
         "url": urls.api_root,
         "home": urls.api_root,
-        "namespaces": [NAMESPACE],
+        "namespaces": [NAMESPACE, *(route.spec.namespace for route in own)],
         "routes": {
             "/": route_entry(site, urls, settings, translate),
             **_routes(namespace_routes(routes), urls, settings, translate),
+            **{route.spec.path: route_entry(route, urls, settings, translate) for route in own},
         },
         "_links": {"help": [{"href": urls.rest("doc")}]},
     }
@@ -80,14 +83,14 @@ def route_entry(
 ) -> dict[str, t.Any]:
     """A route's entry in the index: also the body of a plain ``OPTIONS`` on it."""
     data: dict[str, t.Any] = {
-        "namespace": "" if route.spec.site else NAMESPACE,
+        "namespace": route.spec.namespace if route.spec.site else NAMESPACE,
         "methods": [method for endpoint in route.endpoints for method in endpoint.methods],
         "endpoints": [
             _endpoint(route, endpoint, settings, translate) for endpoint in route.endpoints
         ],
     }
     if route.spec.site:
-        data["_links"] = {"self": [{"href": urls.api_root}]}
+        data["_links"] = {"self": [{"href": urls.api_root + route.spec.path.lstrip("/")}]}
     elif not route.variables:
         data["_links"] = {"self": [{"href": urls.rest_base + route.relative_path}]}
     return data

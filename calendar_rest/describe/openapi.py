@@ -21,6 +21,7 @@ from ..schemas.representations import COMPONENTS
 from ..settings import Settings
 from ..wordpress.urls import Urls
 from .arguments import OPENAPI_VERSION, argument_fields, field_property, new_plugin
+from .batch_route import batch_path_item
 
 API_VERSION = "1.0.0"
 TITLE = N_("Calendar events REST API")
@@ -140,6 +141,11 @@ def openapi_document(
     for route in namespace_routes(routes):
         spec.path(path=route.openapi_path, operations=_operations(route, settings))
     document = spec.to_dict()
+    for route in routes:  # routes of their own namespace at the site root (batch)
+        if route.spec.site and route.spec.namespace:
+            item = batch_path_item(route, urls, settings, SECURITY_SCHEME)
+            item["post"]["responses"]["429"]["headers"] = {"Retry-After": RETRY_AFTER}
+            document["paths"][route.spec.path] = item
     ordered = {key: document[key] for key in TOP_LEVEL_ORDER if key in document}
     ordered["info"] = {key: document["info"][key] for key in ("version", "title", "description")}
     return t.cast(dict[str, t.Any], _translated(ordered, translate))

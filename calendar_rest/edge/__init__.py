@@ -8,6 +8,8 @@ other modules are the mechanisms they use (import-linter keeps that order).
 
 - ``dispatch`` — :class:`Dispatcher`: body limit, route match, ``OPTIONS``,
   authentication, the choice of read or write, every error as a WordPress JSON answer.
+- ``batch`` — ``POST /batch/v1``: each item down the write pipeline again, with the
+  batch's caller; ``require-all-validate`` and atomic batches (one transaction).
 - ``writes`` — the write pipeline: checks without a lock, the transaction and its
   retries, the preconditions of a conditional write, the tagged answer.
 - ``reads`` — the read pipeline: the response cache, the responder, 304s; and what a

@@ -17,9 +17,10 @@ answers, and nothing after it runs):
 
 Steps 4 to 6 are ``calls.py``; a read takes them in ``reads.py`` (from the response
 cache when it can), a write in ``writes.py`` (its checks first, without a lock, then
-its transaction). The :class:`Reply` is serialised once, with ``Allow``; a 200 to a
-read gets its ``ETag`` (and a record's ``Last-Modified``) there, so every route has
-them, and a client's matching copy gets a 304 (``conditional.py``). Every exception
+its transaction), a batch's items one by one in ``batch.py``. The :class:`Reply` is
+serialised once, with ``Allow``; a 200 to a read gets its ``ETag`` (and a record's
+``Last-Modified``) there, so every route has them, and a client's matching copy gets
+a 304 (``conditional.py``). Every exception
 leaves through :meth:`Dispatcher.handle` as a WordPress JSON error.
 """
 
@@ -46,6 +47,7 @@ from ..routes import Route, build_url_map, route_table
 from ..settings import Settings
 from .answer import Answer
 from .auth import Authenticator
+from .batch import Batches
 from .cache import ReadCache
 from .calls import SERVED_AS, Calls, Values
 from .cors import CorsPolicy, is_preflight
@@ -58,6 +60,8 @@ from .writes import Writes
 
 log = logging.getLogger("calendar_rest")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: the resource of ``POST /batch/v1``, served by ``batch.py``
+BATCH_RESOURCE = "batch"
 #: paths whose route match is kept (``Dispatcher.matched``), up to this length each
 MATCHES_KEPT = 4096
 MATCHED_PATH_LENGTH = 256
@@ -108,6 +112,7 @@ class Dispatcher:
         self.calls = Calls(settings, clock, self.resources)
         self.reads = Reads(settings, self.calls, self.targets, cache)
         self.writes = Writes(database, self.calls, self.reads, self.outbox, self.routes_by_key)
+        self.batches = Batches(self)
 
     # -- the pipeline ----------------------------------------------------------------
 
@@ -159,6 +164,8 @@ class Dispatcher:
         user = None if request.page else self.authenticate(request)  # pages: public
         if request.page and request.method == "POST":
             return self.page_post(request, target, values)
+        if target.route.spec.resource == BATCH_RESOURCE:  # its items come down here again
+            return self.batches.serve(request, target, values, user)
         if request.method in WRITE_METHODS:
             return self.writes.write(request, target, values, user)
         with request_scope(self.database, write=False):

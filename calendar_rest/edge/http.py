@@ -94,6 +94,27 @@ def apply_method_override(environ: WSGIEnvironment) -> None:
         environ["REQUEST_METHOD"] = wanted.strip().upper()
 
 
+def new_request(
+    environ: WSGIEnvironment,
+    body_limit: int,
+    cache_key: tuple[str, ...] | None = None,
+    generation: int = 0,
+) -> Request:
+    """The request object the pipeline reads, its language root split off (a request
+    as it came in, or one item of a batch)."""
+    language = split_language_root(environ)
+    request = Request(environ)
+    request.limit_body(body_limit)
+    request.language = language
+    if environ.get("QUERY_STRING"):  # else no i18n_language: no query to parse
+        request.reply_language = reply_language(request.args, language)
+    else:
+        request.reply_language = language
+    request.cache_key = cache_key
+    request.generation = generation
+    return request
+
+
 def http_now() -> str:
     """The ``Date`` header for a response sent now."""
     return _http_date(int(time.time()))
@@ -243,13 +264,18 @@ def json_response(
 def enveloped(response: Answer) -> Answer:
     """``_envelope``: a 200 whose body holds the answer's body, status and own headers
     (WordPress's global parameter); the transport headers stay outside."""
+    return json_response(envelope_of(response))
+
+
+def envelope_of(response: Answer) -> dict[str, t.Any]:
+    """``{"body", "status", "headers"}`` of an answer: what ``_envelope`` answers, and
+    each item of a batch's answer (``batch.py``)."""
     data = response.get_data()
     headers = {
         name: value for name, value in response.headers.items() if name not in TRANSPORT_HEADERS
     }
     content = orjson.loads(data) if data and response.mimetype == JSON else data.decode() or None
-    body = {"body": content, "status": response.status_code}
-    return json_response({**body, "headers": headers})
+    return {"body": content, "status": response.status_code, "headers": headers}
 
 
 def reply_response(reply: Reply) -> Answer:

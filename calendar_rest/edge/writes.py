@@ -17,6 +17,7 @@ record's lock. Its answer carries the ``ETag`` of what that GET shows right afte
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
@@ -45,6 +46,15 @@ log = logging.getLogger("calendar_rest")
 WRITE_ATTEMPTS = 5
 
 
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    """A write that passed its checks: the call they validated and prepared, and the
+    preconditions to evaluate again behind the record's lock."""
+
+    call: Call
+    conditions: Preconditions | None
+
+
 @dataclasses.dataclass(eq=False)
 class Writes:
     """Runs writes: their checks, then their transaction, and tags their answers."""
@@ -57,13 +67,62 @@ class Writes:
     #: a created record's item route (``shown_at``)
     routes_by_key: t.Mapping[str, Route]
 
-    def write(self, request: Request, target: Target, values: Values, user: User | None) -> Answer:
+    def write(
+        self,
+        request: Request,
+        target: Target,
+        values: Values,
+        user: User | None,
+        *,
+        within: bool = False,
+    ) -> Answer:
         """Steps 4 to 6 of a write: checks without a lock, then the write; the
-        preconditions of a single record's write are evaluated in both."""
+        preconditions of a single record's write are evaluated in both.
+
+        ``within``: the write is one item of an atomic batch (``batch.py``), run in the
+        batch's transaction: its checks run there too (a transaction cannot turn read
+        only half-way), and a lost race is raised for the batch to replay whole.
+        """
+        checked = self.check(request, target, values, user, within=within)
+        if isinstance(checked, Answer):
+            return checked  # nothing written
+        if within:
+            return self.run(request, target, values, user, checked)
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                with request_scope(self.database, write=True):
+                    return self.run(request, target, values, user, checked)
+            except (peewee.IntegrityError, peewee.OperationalError) as exc:
+                # A concurrent writer won a unique-key race or a lock (a deadlock,
+                # SQLite busy): the transaction was rolled back whole, so replay it.
+                if not is_transient(exc):
+                    raise
+                if attempt == WRITE_ATTEMPTS:
+                    log.warning("write conflict on %s %s: %s", request.method, request.path, exc)
+                    raise RestError("rest_conflict", 409) from None
+                time.sleep(0.01 * attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def check(
+        self,
+        request: Request,
+        target: Target,
+        values: Values,
+        user: User | None,
+        *,
+        within: bool = False,
+    ) -> Answer | Checked:
+        """A write's checks, on a connection that cannot write (unless ``within`` a
+        batch's transaction): the answer when the responder gave one without writing,
+        else what the write runs with.
+
+        :raises RestError: the write is refused (nothing was written).
+        """
         calls, reads = self.calls, self.reads
         single = target.route.spec.shape in SINGLE_SHAPES
         conditions = Preconditions.of(request.headers) if single else None
-        with read_only_scope(self.database):
+        scope = contextlib.nullcontext() if within else read_only_scope(self.database)
+        with scope:
             request.allow = calls.allowed(target.route, values, user)
             pending = conditions is not None
             if conditions is not None:
@@ -77,31 +136,32 @@ class Writes:
             if conditions is not None and pending:
                 current = reads.representation(request, target.route, values, user)
                 self.require(conditions, current)
-        for attempt in range(1, WRITE_ATTEMPTS + 1):
-            try:
-                with request_scope(self.database, write=True), collecting_changes() as changes:
-                    if single:  # writes of one record queue here, writes of others do not
-                        lock_written_record(target.route.spec.resource, values)
-                    if conditions is not None:  # again, now that writers of it queue behind us
-                        current = reads.representation(request, target.route, values, user)
-                        self.require(conditions, current)
-                    target.resource.path_errors(values).raise_if_any()  # it may be gone
-                    call = checked.again()  # validated and prepared before the lock
-                    response, shown = self.written(request, call, target)
-                    self.outbox.enqueue_changes(changes.entries, call.urls, calls.clock)
-                    # the last step: from here to the commit, other writers queue
-                    request.generation = changes.commit(calls.clock.now())
-                    return self.tagged(response, shown)
-            except (peewee.IntegrityError, peewee.OperationalError) as exc:
-                # A concurrent writer won a unique-key race or a lock (a deadlock,
-                # SQLite busy): the transaction was rolled back whole, so replay it.
-                if not is_transient(exc):
-                    raise
-                if attempt == WRITE_ATTEMPTS:
-                    log.warning("write conflict on %s %s: %s", request.method, request.path, exc)
-                    raise RestError("rest_conflict", 409) from None
-                time.sleep(0.01 * attempt)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return Checked(checked, conditions)
+
+    def run(
+        self,
+        request: Request,
+        target: Target,
+        values: Values,
+        user: User | None,
+        checked: Checked,
+    ) -> Answer:
+        """The write itself, in the running transaction: the record's lock, its
+        preconditions again, the responder, the outbox, then its position."""
+        conditions = checked.conditions
+        with collecting_changes() as changes:
+            if target.route.spec.shape in SINGLE_SHAPES:  # writes of one record queue here
+                lock_written_record(target.route.spec.resource, values)
+            if conditions is not None:  # again, now that writers of it queue behind us
+                current = self.reads.representation(request, target.route, values, user)
+                self.require(conditions, current)
+            target.resource.path_errors(values).raise_if_any()  # it may be gone
+            call = checked.call.again()  # validated and prepared before the lock
+            response, shown = self.written(request, call, target)
+            self.outbox.enqueue_changes(changes.entries, call.urls, self.calls.clock)
+            # the last step: from here to the commit, other writers queue
+            request.generation = changes.commit(self.calls.clock.now())
+            return self.tagged(response, shown)
 
     def precheck(
         self,

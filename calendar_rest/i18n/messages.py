@@ -83,4 +83,10 @@ MESSAGES: dict[str, str] = {
     "duplicate_term_slug": N_("The slug “%s” is already in use by another term."),
     # webhooks (sync.md §4)
     "rest_webhook_invalid_id": N_("Invalid webhook subscription ID."),
+    # batch requests (anchors.md §2)
+    "rest_batch_max_requests": N_("Too many requests in one batch: a batch holds at most %d."),
+    "rest_batch_not_allowed": N_("This request cannot be sent in a batch."),
+    "rest_batch_failed_dependency": N_(
+        "Not run: another request of this atomic batch failed, so nothing of the batch was written."
+    ),
 }

@@ -18,11 +18,13 @@ classes (``routes.route_table`` refuses to build a table where a route names no 
 - ``changes`` — ``GET /changes``: the permission-aware change feed.
 - ``webhooks`` — webhook subscription routes, for administrators.
 - ``descriptions`` — the site root, the namespace root and ``/doc``.
+- ``batch`` — ``POST /batch/v1`` at the site root: its arguments (the edge runs it).
 """
 
 from __future__ import annotations
 
 from ..responders import Resource
+from .batch import Batch
 from .changes import Changes
 from .descriptions import Documentation, NamespaceIndex, SiteIndex
 from .events import Events
@@ -41,4 +43,5 @@ RESOURCE_CLASSES: dict[str, type[Resource]] = {
     "tags": Tags,
     "changes": Changes,
     "webhooks": Webhooks,
+    "batch": Batch,
 }

@@ -26,6 +26,7 @@ marshmallow and the standard library are imported here::
 - ``changes`` — ``GET /changes``: the change feed's arguments
 - ``webhooks`` — the webhook subscription routes' argument sets
 - ``descriptions`` — the arguments of ``/`` and ``/doc``
+- ``batch`` — ``POST /batch/v1``: the batch's requests, validation mode and ``atomic``
 - ``representations/`` — the response bodies as schemas, for the OpenAPI document only
 """
 
