@@ -422,8 +422,7 @@ def test_the_redis_timeout_is_50_ms(silent_server: int) -> None:
     assert rate_buckets.REDIS_TIMEOUT == 0.05
     buckets = RedisBuckets(f"redis://{LOCAL}:{silent_server}/0")
     began = time.monotonic()
-    outcome = buckets.take([rate_buckets.Bucket("anon:x", 5, 60)])
-    assert outcome.admitted and outcome.levels == ()
+    assert buckets.take([rate_buckets.Policy("anon", 5, 60)], "x") == (True, ())
     assert time.monotonic() - began < 0.5
 
 
@@ -477,12 +476,12 @@ def status_of(port: int) -> int:
 
 def test_the_memory_buckets_are_thread_safe() -> None:
     buckets = MemoryBuckets(now=lambda: 0.0)
-    bucket = rate_buckets.Bucket("anon:x", 1000, 60)
+    policy = rate_buckets.Policy("anon", 1000, 60)
     admitted: list[bool] = []
 
     def spend() -> None:
         for _ in range(300):
-            admitted.append(buckets.take([bucket]).admitted)
+            admitted.append(buckets.take([policy], "x")[0])
 
     threads = [threading.Thread(target=spend) for _ in range(4)]
     for thread in threads:

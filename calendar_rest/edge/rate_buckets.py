@@ -15,7 +15,6 @@ down), and says so in the log at most once a minute.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 import threading
@@ -31,53 +30,40 @@ FAILURE_LOG_SECONDS = 60.0
 DEFAULT_PREFIX = "calendar_rest:rate:"
 
 
-@dataclasses.dataclass(frozen=True)
-class Bucket:
-    """One bucket of one client: its key and its policy's quota per window."""
+class Policy:
+    """One limit: its name in the headers, its quota per window (seconds), and its
+    ``RateLimit-Policy`` item, made once."""
 
-    key: str
-    quota: int
-    window: int
+    __slots__ = ("name", "quota", "window", "rate", "item")
 
-    @property
-    def rate(self) -> float:
-        """Tokens back per second."""
-        return self.quota / self.window
+    def __init__(self, name: str, quota: int, window: int) -> None:
+        self.name = name
+        self.quota = quota
+        self.window = window
+        #: tokens back per second
+        self.rate = quota / window
+        self.item = f'"{name}";q={quota};w={window}'
 
+    def level_item(self, tokens: float) -> str:
+        """The ``RateLimit`` item of a bucket holding ``tokens``: what is left, and the
+        whole seconds until it is full again."""
+        remaining = max(0, math.floor(tokens))
+        reset = max(0, math.ceil((self.quota - tokens) / self.rate))
+        return f'"{self.name}";r={remaining};t={reset}'
 
-@dataclasses.dataclass(frozen=True)
-class Level:
-    """A bucket's tokens after a request, as the ``RateLimit`` header tells them."""
-
-    bucket: Bucket
-    tokens: float
-
-    @property
-    def remaining(self) -> int:
-        return max(0, math.floor(self.tokens))
-
-    @property
-    def reset(self) -> int:
-        """Whole seconds until the bucket is full again."""
-        return max(0, math.ceil((self.bucket.quota - self.tokens) / self.bucket.rate))
-
-    @property
-    def wait(self) -> int:
-        """Whole seconds until the bucket holds a token again (at least 1)."""
-        return max(1, math.ceil((1 - self.tokens) / self.bucket.rate))
+    def wait(self, tokens: float) -> int:
+        """Whole seconds until a bucket holding ``tokens`` holds one again (at least 1)."""
+        return max(1, math.ceil((1 - tokens) / self.rate))
 
 
-@dataclasses.dataclass(frozen=True)
-class Outcome:
-    """What a request's buckets said: admitted or not, and their levels (none when
-    the shared store did not answer)."""
-
-    admitted: bool
-    levels: tuple[Level, ...]
+#: a request's buckets after it: each policy with the tokens its bucket holds
+Levels = tuple[tuple[Policy, float], ...]
 
 
 class Buckets(t.Protocol):
-    def take(self, buckets: t.Sequence[Bucket]) -> Outcome: ...
+    def take(self, policies: t.Sequence[Policy], client: str) -> tuple[bool, Levels]:
+        """One token from ``client``'s bucket of every policy, or none: whether the
+        request is admitted, and the levels (none when a shared store did not answer)."""
 
 
 class MemoryBuckets:
@@ -90,25 +76,25 @@ class MemoryBuckets:
         self.states: dict[str, tuple[float, float]] = {}
         self.sweep_at = 4096
 
-    def take(self, buckets: t.Sequence[Bucket]) -> Outcome:
+    def take(self, policies: t.Sequence[Policy], client: str) -> tuple[bool, Levels]:
         with self.lock:
             now = self.now()
-            levels = tuple(Level(bucket, self.tokens(bucket, now)) for bucket in buckets)
-            admitted = all(level.tokens >= 1 for level in levels)
-            if admitted:
-                levels = tuple(Level(level.bucket, level.tokens - 1) for level in levels)
-            for level in levels:
-                self.states[level.bucket.key] = (level.tokens, now)
+            keyed = [(policy, f"{policy.name}:{client}") for policy in policies]
+            levels = [(policy, key, self.tokens(policy, key, now)) for policy, key in keyed]
+            admitted = all(tokens >= 1 for _, _, tokens in levels)
+            spent = 1 if admitted else 0
+            for _, key, tokens in levels:
+                self.states[key] = (tokens - spent, now)
             if len(self.states) > self.sweep_at:
-                self.sweep(now, max(bucket.window for bucket in buckets))
-            return Outcome(admitted, levels)
+                self.sweep(now, max(policy.window for policy in policies))
+        return admitted, tuple((policy, tokens - spent) for policy, _, tokens in levels)
 
-    def tokens(self, bucket: Bucket, now: float) -> float:
-        state = self.states.get(bucket.key)
+    def tokens(self, policy: Policy, key: str, now: float) -> float:
+        state = self.states.get(key)
         if state is None:
-            return float(bucket.quota)
+            return float(policy.quota)
         tokens, then = state
-        return min(float(bucket.quota), tokens + max(0.0, now - then) * bucket.rate)
+        return min(float(policy.quota), tokens + max(0.0, now - then) * policy.rate)
 
     def sweep(self, now: float, window: float) -> None:
         """Forget the buckets left alone for a window (full again: nothing is lost)."""
@@ -166,19 +152,19 @@ class RedisBuckets:
         self.script = self.client.register_script(TAKE_SCRIPT)
         self.logged_at = -math.inf
 
-    def take(self, buckets: t.Sequence[Bucket]) -> Outcome:
+    def take(self, policies: t.Sequence[Policy], client: str) -> tuple[bool, Levels]:
         arguments: list[int] = []
-        for bucket in buckets:
-            arguments += [bucket.quota, bucket.window * 1000]
-        keys = [self.prefix + bucket.key for bucket in buckets]
+        for policy in policies:
+            arguments += [policy.quota, policy.window * 1000]
+        keys = [f"{self.prefix}{policy.name}:{client}" for policy in policies]
         try:
             reply = self.script(keys=keys, args=arguments)
         except self.errors as exc:
             self.failed(exc)
-            return Outcome(True, ())
+            return True, ()
         admitted, *tokens = reply
-        levels = tuple(Level(bucket, float(n)) for bucket, n in zip(buckets, tokens, strict=True))
-        return Outcome(bool(int(admitted)), levels)
+        levels = tuple((policy, float(n)) for policy, n in zip(policies, tokens, strict=True))
+        return bool(int(admitted)), levels
 
     def failed(self, exc: BaseException) -> None:
         """Log an unanswered Redis, at most once per :data:`FAILURE_LOG_SECONDS`."""

@@ -27,7 +27,7 @@ import typing as t
 from ..errors import RestError
 from ..settings import Settings
 from .client_address import ClientAddresses
-from .rate_buckets import Bucket, Buckets, Level, MemoryBuckets, RedisBuckets
+from .rate_buckets import Buckets, Levels, MemoryBuckets, Policy, RedisBuckets
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIEnvironment
@@ -39,7 +39,6 @@ LEVELS_KEY = "calendar_rest.rate_limit_levels"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: verified credentials remembered per process; past it, the memory starts afresh
 KNOWN_CALLERS = 10_000
-Policy = tuple[str, int]  # name, quota per window (this process's share without Redis)
 
 
 class RateLimits:
@@ -49,12 +48,22 @@ class RateLimits:
         self, settings: Settings, addresses: ClientAddresses, buckets: Buckets | None = None
     ) -> None:
         self.addresses = addresses
-        self.window = settings.rate_limit_window
+        window = settings.rate_limit_window
         shared = settings.rate_limit_redis_url
         share = 1 if shared else settings.worker_processes
-        self.anonymous = ("anon", process_share(settings.rate_limit_anonymous, share))
-        self.authenticated = ("user", process_share(settings.rate_limit_authenticated, share))
-        self.writes = ("writes", process_share(settings.rate_limit_writes, share))
+
+        def policies(*limits: tuple[str, int]) -> tuple[Policy, ...]:
+            """The policies of these limits that are on (this process's share)."""
+            return tuple(
+                Policy(name, process_share(limit, share), window) for name, limit in limits if limit
+            )
+
+        anonymous = ("anon", settings.rate_limit_anonymous)
+        authenticated = ("user", settings.rate_limit_authenticated)
+        #: what a request without verified credentials counts in, a user's read, its write
+        self.anonymous = policies(anonymous)
+        self.reads = policies(authenticated)
+        self.writes = policies(authenticated, ("writes", settings.rate_limit_writes))
         if buckets is None:
             buckets = RedisBuckets(shared) if shared else MemoryBuckets()
         self.buckets = buckets
@@ -66,28 +75,23 @@ class RateLimits:
         header = environ.get("HTTP_AUTHORIZATION")
         caller = self.callers.get(digest(header)) if header else None
         if caller is None:
-            return self.take(environ, [self.bucket(self.anonymous, self.addresses.of(environ))])
+            return self.take(environ, self.anonymous, self.addresses.of(environ))
         user_id, exempt = caller
         if exempt:
             return None
-        policies = [self.authenticated]
-        if environ.get("REQUEST_METHOD") in WRITE_METHODS:
-            policies.append(self.writes)
-        return self.take(environ, [self.bucket(policy, f"u{user_id}") for policy in policies])
+        write = environ.get("REQUEST_METHOD") in WRITE_METHODS
+        return self.take(environ, self.writes if write else self.reads, f"u{user_id}")
 
-    def bucket(self, policy: Policy, client: str) -> Bucket | None:
-        name, quota = policy
-        return Bucket(f"{name}:{client}", quota, self.window) if quota else None
-
-    def take(self, environ: WSGIEnvironment, buckets: list[Bucket | None]) -> RestError | None:
-        counted = [bucket for bucket in buckets if bucket is not None]
-        if not counted:
+    def take(
+        self, environ: WSGIEnvironment, policies: tuple[Policy, ...], client: str
+    ) -> RestError | None:
+        if not policies:
             return None
-        outcome = self.buckets.take(counted)
-        environ[LEVELS_KEY] = outcome.levels
-        if outcome.admitted:
+        admitted, levels = self.buckets.take(policies, client)
+        environ[LEVELS_KEY] = levels
+        if admitted:
             return None
-        wait = max(level.wait for level in outcome.levels if level.tokens < 1)
+        wait = max(policy.wait(tokens) for policy, tokens in levels if tokens < 1)
         return RestError("rest_too_many_requests", 429, headers={"Retry-After": str(wait)})
 
     def verified(self, header: str, user: User | None) -> None:
@@ -103,12 +107,15 @@ class RateLimits:
     @staticmethod
     def headers(environ: WSGIEnvironment) -> list[tuple[str, str]]:
         """``RateLimit-Policy`` and ``RateLimit`` of the buckets the request counted in."""
-        levels: tuple[Level, ...] = environ.get(LEVELS_KEY, ())
+        levels: Levels = environ.get(LEVELS_KEY, ())
         if not levels:
             return []
+        if len(levels) == 1:
+            policy, tokens = levels[0]
+            return [("RateLimit-Policy", policy.item), ("RateLimit", policy.level_item(tokens))]
         return [
-            ("RateLimit-Policy", ", ".join(policy_item(level) for level in levels)),
-            ("RateLimit", ", ".join(level_item(level) for level in levels)),
+            ("RateLimit-Policy", ", ".join(policy.item for policy, _ in levels)),
+            ("RateLimit", ", ".join(policy.level_item(tokens) for policy, tokens in levels)),
         ]
 
 
@@ -118,22 +125,10 @@ def rate_limits_for(settings: Settings, addresses: ClientAddresses) -> RateLimit
 
 
 def process_share(limit: int, processes: int) -> int:
-    """One process's part of ``limit`` (0 stays off; a limit on never drops to 0)."""
-    return max(1, limit // processes) if limit else 0
+    """One process's part of ``limit`` (a limit on never drops to 0)."""
+    return max(1, limit // processes)
 
 
 def digest(header: str) -> bytes:
     """What stands for credentials in memory (never the secret itself)."""
     return hashlib.blake2b(header.encode("utf-8", "surrogateescape"), digest_size=16).digest()
-
-
-def policy_name(level: Level) -> str:
-    return level.bucket.key.partition(":")[0]
-
-
-def policy_item(level: Level) -> str:
-    return f'"{policy_name(level)}";q={level.bucket.quota};w={level.bucket.window}'
-
-
-def level_item(level: Level) -> str:
-    return f'"{policy_name(level)}";r={level.remaining};t={level.reset}'
