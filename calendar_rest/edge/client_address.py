@@ -30,7 +30,7 @@ class ClientAddresses:
 
     def of(self, environ: WSGIEnvironment) -> str:
         """The client's address: ``REMOTE_ADDR`` unless a trusted proxy sent the request."""
-        peer = str(environ.get("REMOTE_ADDR") or "")
+        peer: str = environ.get("REMOTE_ADDR") or ""
         if not self.trusted or not self.is_trusted(parse_address(peer)):
             return peer
         forwarded = environ.get("HTTP_X_FORWARDED_FOR")

@@ -34,12 +34,16 @@ class Policy:
     """One limit: its name in the headers, its quota per window (seconds), and its
     ``RateLimit-Policy`` item, made once."""
 
-    __slots__ = ("name", "quota", "window", "rate", "item")
+    __slots__ = ("name", "quota", "window", "rate", "item", "prefix", "capacity")
 
     def __init__(self, name: str, quota: int, window: int) -> None:
         self.name = name
         self.quota = quota
         self.window = window
+        #: the start of its buckets' keys (the client follows)
+        self.prefix = f"{name}:"
+        #: the tokens of a full bucket
+        self.capacity = float(quota)
         #: tokens back per second
         self.rate = quota / window
         self.item = f'"{name}";q={quota};w={window}'
@@ -72,33 +76,54 @@ class MemoryBuckets:
     def __init__(self, now: t.Callable[[], float] = time.monotonic) -> None:
         self.now = now
         self.lock = threading.Lock()
-        #: key: (tokens, when they were counted)
-        self.states: dict[str, tuple[float, float]] = {}
+        #: key: (tokens, when they were counted, the policy's window)
+        self.states: dict[str, tuple[float, float, int]] = {}
         self.sweep_at = 4096
 
     def take(self, policies: t.Sequence[Policy], client: str) -> tuple[bool, Levels]:
+        if len(policies) == 1:  # the common case, kept short: it runs on every request
+            return self.take_one(policies[0], client)
         with self.lock:
             now = self.now()
-            keyed = [(policy, f"{policy.name}:{client}") for policy in policies]
-            levels = [(policy, key, self.tokens(policy, key, now)) for policy, key in keyed]
-            admitted = all(tokens >= 1 for _, _, tokens in levels)
+            keys = [policy.prefix + client for policy in policies]
+            levels = [
+                self.tokens(policy, key, now) for policy, key in zip(policies, keys, strict=True)
+            ]
+            admitted = min(levels) >= 1
             spent = 1 if admitted else 0
-            for _, key, tokens in levels:
-                self.states[key] = (tokens - spent, now)
-            if len(self.states) > self.sweep_at:
-                self.sweep(now, max(policy.window for policy in policies))
-        return admitted, tuple((policy, tokens - spent) for policy, _, tokens in levels)
+            for policy, key, tokens in zip(policies, keys, levels, strict=True):
+                self.states[key] = (tokens - spent, now, policy.window)
+            self.sweep_if_due(now)
+        pairs = zip(policies, levels, strict=True)
+        return admitted, tuple((policy, tokens - spent) for policy, tokens in pairs)
+
+    def take_one(self, policy: Policy, client: str) -> tuple[bool, Levels]:
+        key = policy.prefix + client
+        with self.lock:
+            now = self.now()
+            tokens = self.tokens(policy, key, now)
+            admitted = tokens >= 1
+            if admitted:
+                tokens -= 1
+            self.states[key] = (tokens, now, policy.window)
+            self.sweep_if_due(now)
+        return admitted, ((policy, tokens),)
 
     def tokens(self, policy: Policy, key: str, now: float) -> float:
         state = self.states.get(key)
         if state is None:
-            return float(policy.quota)
-        tokens, then = state
-        return min(float(policy.quota), tokens + max(0.0, now - then) * policy.rate)
+            return policy.capacity
+        return min(policy.capacity, state[0] + (now - state[1]) * policy.rate)
 
-    def sweep(self, now: float, window: float) -> None:
-        """Forget the buckets left alone for a window (full again: nothing is lost)."""
-        self.states = {key: state for key, state in self.states.items() if now - state[1] < window}
+    def sweep_if_due(self, now: float) -> None:
+        if len(self.states) > self.sweep_at:
+            self.sweep(now)
+
+    def sweep(self, now: float) -> None:
+        """Forget the buckets left alone for their window (full again: nothing is lost)."""
+        self.states = {
+            key: state for key, state in self.states.items() if now - state[1] < state[2]
+        }
         self.sweep_at = max(4096, 2 * len(self.states))
 
 
@@ -156,7 +181,7 @@ class RedisBuckets:
         arguments: list[int] = []
         for policy in policies:
             arguments += [policy.quota, policy.window * 1000]
-        keys = [f"{self.prefix}{policy.name}:{client}" for policy in policies]
+        keys = [self.prefix + policy.prefix + client for policy in policies]
         try:
             reply = self.script(keys=keys, args=arguments)
         except self.errors as exc:

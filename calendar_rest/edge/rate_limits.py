@@ -73,7 +73,9 @@ class RateLimits:
     def admit(self, environ: WSGIEnvironment) -> RestError | None:
         """Count the request; the 429 to answer when a bucket refuses it."""
         header = environ.get("HTTP_AUTHORIZATION")
-        caller = self.callers.get(digest(header)) if header else None
+        if not header:
+            return self.take(environ, self.anonymous, self.addresses.of(environ))
+        caller = self.callers.get(digest(header))
         if caller is None:
             return self.take(environ, self.anonymous, self.addresses.of(environ))
         user_id, exempt = caller

@@ -1,0 +1,194 @@
+"""What the rate limits cost a cached read (``anchors.md`` §3: under 3 % of its throughput).
+
+On ``calendar-rest demo``'s data, in a temporary SQLite database, two measurements,
+each comparing the limits off (the default) with the recommended limits on, counted
+in memory and raised so that nothing is refused (every request still takes a token
+and gets its ``RateLimit`` headers; all come from one address, so they share one
+bucket and its lock, the worst case):
+
+1. over HTTP, the target: two ``calendar-rest serve`` processes on the same database,
+   one with the limits and one without, loaded in turn with the anonymous cached read
+   of ``GET /events`` (``load.py``), in alternating rounds of one run; the cost is
+   1 - the median of the rounds' throughput ratios (on / off);
+2. in-process, the absolute figure: µs per cached hit of the WSGI callable alone, off
+   and on, in alternating rounds (no server: the limiter's share is as large as it
+   gets there).
+
+Exits 1 when the HTTP cost is 3 % or more. Servers listen on 127.0.0.1 and are always
+stopped.
+
+    python bench/rate_limits.py
+    python bench/rate_limits.py --rounds 7 --duration 3 --connections 16 --threads 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import http.client
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import typing as t
+from pathlib import Path
+
+from load import run_load
+from run import EVENTS, HOST, Server, app_command, free_port
+from transfer import environ, get
+
+from calendar_rest import create_app
+from calendar_rest.app import Application
+from calendar_rest.importing.demo import load_demo
+
+RESULTS = Path(__file__).resolve().parent / "results"
+#: the most a limited cached read may cost over an unlimited one, in throughput
+TARGET_COST = 0.03
+#: limits on, and never reached by the measurement
+LIMITS: dict[str, t.Any] = {
+    "rate_limit_anonymous": 10**9,
+    "rate_limit_authenticated": 10**9,
+    "rate_limit_writes": 10**9,
+}
+
+
+@contextlib.contextmanager
+def limits_in_environment(on: bool) -> t.Iterator[None]:
+    """``CALENDAR_REST_RATE_LIMIT_*`` set (or not) for a server started meanwhile."""
+    saved = dict(os.environ)
+    for name, value in LIMITS.items():
+        variable = f"CALENDAR_REST_{name.upper()}"
+        if on:
+            os.environ[variable] = str(value)
+        else:
+            os.environ.pop(variable, None)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def headers_of(base: str) -> dict[str, str]:
+    """The headers of one anonymous ``GET /events`` (checked to be a 200)."""
+    connection = http.client.HTTPConnection(HOST, int(base.rsplit(":", 1)[1]), timeout=10)
+    try:
+        connection.request("GET", EVENTS)
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 200, response.status
+        return {name.lower(): value for name, value in response.getheaders()}
+    finally:
+        connection.close()
+
+
+def over_http(url: str, args: argparse.Namespace) -> dict[str, t.Any]:
+    """Requests a second of the cached read, limits off and on, alternating rounds."""
+    servers = []
+    with contextlib.ExitStack() as stack:
+        for on in (False, True):
+            with limits_in_environment(on):
+                port = free_port()
+                command = app_command(url, port, args.threads)
+                servers.append(stack.enter_context(Server(f"limits {on}", command, port)))
+        off, on_server = servers
+        for server in servers:  # stored in each one's cache
+            headers_of(server.base)
+        assert "ratelimit" not in headers_of(off.base)
+        assert "ratelimit" in headers_of(on_server.base)
+        load = {
+            "connections": args.connections,
+            "duration": args.duration,
+            "max_requests": args.max_requests,
+            "warmup": args.warmup,
+        }
+        rates: dict[str, list[float]] = {"off": [], "on": []}
+        ratios = []
+        for turn in range(args.rounds):
+            order = [("off", off), ("on", on_server)]
+            for kind, server in order if turn % 2 == 0 else reversed(order):
+                server.wait_idle()
+                result = run_load(server.base, [EVENTS], **load)
+                if result.errors:
+                    raise SystemExit(f"{kind}: {result.errors} request(s) failed")
+                rates[kind].append(result.req_per_s)
+            ratios.append(rates["on"][-1] / rates["off"][-1])
+    ratio = statistics.median(ratios)
+    return {
+        "off_req_per_s": [round(rate, 1) for rate in rates["off"]],
+        "on_req_per_s": [round(rate, 1) for rate in rates["on"]],
+        "round_ratios": [round(value, 4) for value in ratios],
+        "on_over_off": round(ratio, 4),
+        "cost": round(1 - ratio, 4),
+    }
+
+
+def in_process(off: Application, on: Application, rounds: int, requests: int) -> dict[str, t.Any]:
+    """µs per anonymous cache hit of the WSGI callable, limits off and on."""
+    base = environ(EVENTS, None)
+    for app in (off, on):
+        get(app, base)
+        assert get(app, base)[0].get("x-calendar-cache") == "hit"
+    costs: dict[str, list[float]] = {"off": [], "on": []}
+    for turn in range(rounds):
+        order = [("off", off), ("on", on)]
+        for kind, app in order if turn % 2 == 0 else reversed(order):
+            started = time.perf_counter()
+            for _ in range(requests):
+                get(app, base)
+            costs[kind].append((time.perf_counter() - started) / requests * 1e6)
+    off_us, on_us = statistics.median(costs["off"]), statistics.median(costs["on"])
+    return {
+        "off_us": round(off_us, 2),
+        "on_us": round(on_us, 2),
+        "added_us": round(on_us - off_us, 2),
+    }
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=7, help="alternating rounds per app")
+    parser.add_argument("--duration", type=float, default=2.0, help="seconds per HTTP round")
+    parser.add_argument("--warmup", type=float, default=0.5, help="unmeasured seconds first")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=8, help="server threads")
+    parser.add_argument("--max-requests", type=int, default=200_000)
+    parser.add_argument("--requests", type=int, default=20_000, help="in-process hits per round")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="calendar-rest-rate-limits-") as directory:
+        url = f"sqlite:///{directory}/demo.db"
+        off = create_app(url)
+        load_demo(off.database)
+        on = create_app(url, **LIMITS)
+        local = in_process(off, on, args.rounds, args.requests)
+        for app in (off, on):
+            app.database.close()
+        served = over_http(url, args)
+    met = served["cost"] < TARGET_COST
+    print(
+        f"in-process cached hit of {EVENTS}: off {local['off_us']:.2f} µs, "
+        f"on {local['on_us']:.2f} µs (+{local['added_us']:.2f} µs)"
+    )
+    print(f"over HTTP, req/s off: {served['off_req_per_s']}")
+    print(f"over HTTP, req/s on:  {served['on_req_per_s']}")
+    print(
+        f"on/off {served['on_over_off']:.4f} (median of {served['round_ratios']}): cost "
+        f"{100 * served['cost']:.1f} % (target under {100 * TARGET_COST:.0f} %: "
+        f"{'met' if met else 'NOT met'})"
+    )
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    result = {"in_process": local, "http": served, "settings": vars(args), "target": TARGET_COST}
+    (RESULTS / f"{stamp}-rate-limits.json").write_text(json.dumps(result, indent=2))
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
