@@ -8,8 +8,11 @@ bucket and its lock, the worst case):
 
 1. over HTTP, the target: two ``calendar-rest serve`` processes on the same database,
    one with the limits and one without, loaded in turn with the anonymous cached read
-   of ``GET /events`` (``load.py``), in alternating rounds of one run; the cost is
-   1 - the median of the rounds' throughput ratios (on / off);
+   of ``GET /events`` (``load.py``), in alternating rounds of one run. Each round gives
+   the requests a second and the server's CPU time a request (``/proc``): the cost in
+   throughput of a CPU-bound server is 1 - off/on of the median of the rounds' CPU
+   ratios (requests a second are printed too, but on a shared machine the other
+   processes move them far more than a few µs do);
 2. in-process, the absolute figure: µs per cached hit of the WSGI callable alone, off
    and on, in alternating rounds (no server: the limiter's share is as large as it
    gets there).
@@ -37,7 +40,7 @@ import typing as t
 from pathlib import Path
 
 from load import run_load
-from run import EVENTS, HOST, Server, app_command, free_port
+from run import EVENTS, HOST, Server, _tree_ticks, app_command, free_port
 from transfer import environ, get
 
 from calendar_rest import create_app
@@ -90,7 +93,7 @@ def over_http(url: str, args: argparse.Namespace) -> dict[str, t.Any]:
     servers = []
     with contextlib.ExitStack() as stack:
         for on in (False, True):
-            with limits_in_environment(on):
+            with limits_in_environment(on and not args.control):
                 port = free_port()
                 command = app_command(url, port, args.threads)
                 servers.append(stack.enter_context(Server(f"limits {on}", command, port)))
@@ -98,32 +101,41 @@ def over_http(url: str, args: argparse.Namespace) -> dict[str, t.Any]:
         for server in servers:  # stored in each one's cache
             headers_of(server.base)
         assert "ratelimit" not in headers_of(off.base)
-        assert "ratelimit" in headers_of(on_server.base)
-        load = {
-            "connections": args.connections,
-            "duration": args.duration,
-            "max_requests": args.max_requests,
-            "warmup": args.warmup,
-        }
+        assert ("ratelimit" in headers_of(on_server.base)) != args.control
         rates: dict[str, list[float]] = {"off": [], "on": []}
-        ratios = []
+        cpu: dict[str, list[float]] = {"off": [], "on": []}
         for turn in range(args.rounds):
             order = [("off", off), ("on", on_server)]
             for kind, server in order if turn % 2 == 0 else reversed(order):
-                server.wait_idle()
-                result = run_load(server.base, [EVENTS], **load)
-                if result.errors:
-                    raise SystemExit(f"{kind}: {result.errors} request(s) failed")
-                rates[kind].append(result.req_per_s)
-            ratios.append(rates["on"][-1] / rates["off"][-1])
-    ratio = statistics.median(ratios)
+                rate, cpu_us = measure(server, args)
+                rates[kind].append(rate)
+                cpu[kind].append(cpu_us)
+    rate_ratios = [pair[1] / pair[0] for pair in zip(rates["off"], rates["on"], strict=True)]
+    cpu_ratios = [pair[1] / pair[0] for pair in zip(cpu["off"], cpu["on"], strict=True)]
     return {
         "off_req_per_s": [round(rate, 1) for rate in rates["off"]],
         "on_req_per_s": [round(rate, 1) for rate in rates["on"]],
-        "round_ratios": [round(value, 4) for value in ratios],
-        "on_over_off": round(ratio, 4),
-        "cost": round(1 - ratio, 4),
+        "off_cpu_us": [round(value, 1) for value in cpu["off"]],
+        "on_cpu_us": [round(value, 1) for value in cpu["on"]],
+        "req_per_s_on_over_off": round(statistics.median(rate_ratios), 4),
+        "cpu_on_over_off": round(statistics.median(cpu_ratios), 4),
+        "cost": round(1 - 1 / statistics.median(cpu_ratios), 4),
     }
+
+
+def measure(server: Server, args: argparse.Namespace) -> tuple[float, float]:
+    """One round on ``server``: requests a second, and the server's CPU µs a request
+    (``/proc``; what its throughput is once the CPU is the bound, whatever else the
+    machine runs meanwhile)."""
+    load = {"connections": args.connections, "max_requests": args.max_requests, "warmup": 0.0}
+    server.wait_idle()
+    run_load(server.base, [EVENTS], duration=args.warmup, **load)  # connections warm
+    before = sum(_tree_ticks(server.process.pid))
+    result = run_load(server.base, [EVENTS], duration=args.duration, **load)
+    ticks = sum(_tree_ticks(server.process.pid)) - before
+    if result.errors:
+        raise SystemExit(f"{server.name}: {result.errors} request(s) failed")
+    return result.req_per_s, ticks / os.sysconf("SC_CLK_TCK") * 1e6 / result.requests
 
 
 def in_process(off: Application, on: Application, rounds: int, requests: int) -> dict[str, t.Any]:
@@ -157,6 +169,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=8, help="server threads")
     parser.add_argument("--max-requests", type=int, default=200_000)
     parser.add_argument("--requests", type=int, default=20_000, help="in-process hits per round")
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="both servers without limits: the noise of the method, as a cost",
+    )
     return parser.parse_args(argv)
 
 
@@ -178,8 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"over HTTP, req/s off: {served['off_req_per_s']}")
     print(f"over HTTP, req/s on:  {served['on_req_per_s']}")
+    print(f"server CPU µs a request, off: {served['off_cpu_us']}")
+    print(f"server CPU µs a request, on:  {served['on_cpu_us']}")
     print(
-        f"on/off {served['on_over_off']:.4f} (median of {served['round_ratios']}): cost "
+        f"on/off, medians of the rounds' ratios: req/s {served['req_per_s_on_over_off']:.4f}, "
+        f"CPU a request {served['cpu_on_over_off']:.4f}: throughput cost "
         f"{100 * served['cost']:.1f} % (target under {100 * TARGET_COST:.0f} %: "
         f"{'met' if met else 'NOT met'})"
     )
