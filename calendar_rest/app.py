@@ -44,7 +44,7 @@ from .edge.http import (
     reply_language,
     split_language_root,
 )
-from .edge.rate_limits import rate_limits_for
+from .edge.rate_limits import HEADERS_KEY, rate_limits_for
 from .edge.replicas import GENERATION_HEADER, ReadRouter, min_generation
 from .errors import RestError
 from .models import User
@@ -220,8 +220,8 @@ class Application:
             headers.append(("Vary", f"{vary}, Origin" if vary else "Origin"))
         elif vary:
             headers.append(("Vary", vary))
-        if self.rate_limits is not None:
-            headers += self.rate_limits.headers(environ)
+        if self.rate_limits is not None:  # what the request's buckets hold
+            headers += environ.get(HEADERS_KEY, ())
         return headers + cors
 
     def request(

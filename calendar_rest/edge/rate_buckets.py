@@ -34,7 +34,17 @@ class Policy:
     """One limit: its name in the headers, its quota per window (seconds), and its
     ``RateLimit-Policy`` item, made once."""
 
-    __slots__ = ("name", "quota", "window", "rate", "item", "prefix", "capacity")
+    __slots__ = (
+        "name",
+        "quota",
+        "window",
+        "rate",
+        "item",
+        "prefix",
+        "capacity",
+        "per_token",
+        "left",
+    )
 
     def __init__(self, name: str, quota: int, window: int) -> None:
         self.name = name
@@ -44,16 +54,16 @@ class Policy:
         self.prefix = f"{name}:"
         #: the tokens of a full bucket
         self.capacity = float(quota)
-        #: tokens back per second
+        #: tokens back per second, and seconds per token
         self.rate = quota / window
+        self.per_token = window / quota
         self.item = f'"{name}";q={quota};w={window}'
+        self.left = f'"{name}";r='
 
     def level_item(self, tokens: float) -> str:
-        """The ``RateLimit`` item of a bucket holding ``tokens``: what is left, and the
-        whole seconds until it is full again."""
-        remaining = max(0, math.floor(tokens))
-        reset = max(0, math.ceil((self.quota - tokens) / self.rate))
-        return f'"{self.name}";r={remaining};t={reset}'
+        """The ``RateLimit`` item of a bucket holding ``tokens`` (never below 0): what
+        is left, and the whole seconds until it is full again."""
+        return f"{self.left}{int(tokens)};t={math.ceil((self.capacity - tokens) * self.per_token)}"
 
     def wait(self, tokens: float) -> int:
         """Whole seconds until a bucket holding ``tokens`` holds one again (at least 1)."""
@@ -98,15 +108,22 @@ class MemoryBuckets:
         return admitted, tuple((policy, tokens - spent) for policy, tokens in pairs)
 
     def take_one(self, policy: Policy, client: str) -> tuple[bool, Levels]:
+        """:meth:`take` for one policy, inlined: it runs on every request."""
         key = policy.prefix + client
+        states = self.states
         with self.lock:
             now = self.now()
-            tokens = self.tokens(policy, key, now)
+            state = states.get(key)
+            if state is None:
+                tokens = policy.capacity
+            else:
+                tokens = min(policy.capacity, state[0] + (now - state[1]) * policy.rate)
             admitted = tokens >= 1
             if admitted:
                 tokens -= 1
-            self.states[key] = (tokens, now, policy.window)
-            self.sweep_if_due(now)
+            states[key] = (tokens, now, policy.window)
+            if len(states) > self.sweep_at:
+                self.sweep(now)
         return admitted, ((policy, tokens),)
 
     def tokens(self, policy: Policy, key: str, now: float) -> float:

@@ -34,8 +34,8 @@ if t.TYPE_CHECKING:  # pragma: no cover
 
     from ..models import User
 
-#: the environ key holding the levels of the buckets a request was counted in
-LEVELS_KEY = "calendar_rest.rate_limit_levels"
+#: the environ key holding the ``RateLimit-Policy`` and ``RateLimit`` of a request
+HEADERS_KEY = "calendar_rest.rate_limit_headers"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: verified credentials remembered per process; past it, the memory starts afresh
 KNOWN_CALLERS = 10_000
@@ -90,7 +90,8 @@ class RateLimits:
         if not policies:
             return None
         admitted, levels = self.buckets.take(policies, client)
-        environ[LEVELS_KEY] = levels
+        if levels:
+            environ[HEADERS_KEY] = headers(levels)
         if admitted:
             return None
         wait = max(policy.wait(tokens) for policy, tokens in levels if tokens < 1)
@@ -106,19 +107,16 @@ class RateLimits:
             self.callers = {}
         self.callers[key] = (user.id, bool(user.rate_limit_exempt))
 
-    @staticmethod
-    def headers(environ: WSGIEnvironment) -> list[tuple[str, str]]:
-        """``RateLimit-Policy`` and ``RateLimit`` of the buckets the request counted in."""
-        levels: Levels = environ.get(LEVELS_KEY, ())
-        if not levels:
-            return []
-        if len(levels) == 1:
-            policy, tokens = levels[0]
-            return [("RateLimit-Policy", policy.item), ("RateLimit", policy.level_item(tokens))]
-        return [
-            ("RateLimit-Policy", ", ".join(policy.item for policy, _ in levels)),
-            ("RateLimit", ", ".join(policy.level_item(tokens) for policy, tokens in levels)),
-        ]
+
+def headers(levels: Levels) -> list[tuple[str, str]]:
+    """``RateLimit-Policy`` and ``RateLimit`` of the buckets a request counted in."""
+    if len(levels) == 1:
+        policy, tokens = levels[0]
+        return [("RateLimit-Policy", policy.item), ("RateLimit", policy.level_item(tokens))]
+    return [
+        ("RateLimit-Policy", ", ".join(policy.item for policy, _ in levels)),
+        ("RateLimit", ", ".join(policy.level_item(tokens) for policy, tokens in levels)),
+    ]
 
 
 def rate_limits_for(settings: Settings, addresses: ClientAddresses) -> RateLimits | None:
