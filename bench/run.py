@@ -3,9 +3,9 @@
 For each N: seed (or reuse) ``bench/data/events-N.db``, start the app server and two
 floor servers (the bare app under plain waitress and under the project's own
 ``serving.server``, same threads), then for each scenario measure both floors with a
-body of the scenario's size, keep the faster as the floor, and measure the app itself, and print req/s, p50 and p99 with
-their ratios to the floor. Tables are also written to ``bench/results/`` as JSON and
-Markdown. Servers listen on 127.0.0.1 only and are always stopped.
+body of the scenario's size, keep the faster as the floor, and measure the app itself,
+and print req/s, p50 and p99 with their ratios to the floor. Tables are also written to
+``bench/results/`` as JSON and Markdown. Servers listen on 127.0.0.1 only and are always stopped.
 
     python bench/run.py --sizes 10000,100000,1000000 --connections 16 --threads 8 --duration 10
     python bench/run.py --quick
