@@ -31,6 +31,7 @@ from .edge.cache import (
     lookup_outcome,
     request_key,
 )
+from .edge.client_address import ClientAddresses
 from .edge.conditional import environ_not_modified, header_of, validators_of
 from .edge.cors import SAFE_METHODS, CorsPolicy
 from .edge.dispatch import Dispatcher
@@ -42,6 +43,7 @@ from .edge.http import (
     http_now,
     new_request,
 )
+from .edge.rate_limits import HEADERS_KEY, rate_limits_for
 from .edge.replicas import GENERATION_HEADER, ReadRouter, min_generation
 from .errors import RestError
 from .models import User
@@ -73,7 +75,12 @@ class Application:
         self.concurrent_reads = concurrent_reads(settings.concurrent_reads, database)
         self.read_gate = read_gate(self.concurrent_reads)
         self.cors = CorsPolicy(settings.cors_origins, settings.site_url)
-        self.dispatcher = Dispatcher(database, settings, clock, self.cache, self.cors)
+        self.addresses = ClientAddresses(settings.trusted_proxies)
+        #: None while every limit is off: then a request pays one ``if`` for them
+        self.rate_limits = rate_limits_for(settings, self.addresses)
+        self.dispatcher = Dispatcher(
+            database, settings, clock, self.cache, self.cors, self.addresses, self.rate_limits
+        )
         self.router = (
             ReadRouter(database, settings.read_replica_max_lag_seconds)
             if isinstance(database, RoutedPostgresqlDatabase) and database.replicas
@@ -90,6 +97,10 @@ class Application:
     ) -> t.Iterable[bytes]:
         models.bind_models(self.database, self.login_store)
         apply_method_override(environ)
+        if self.rate_limits is not None:  # before any database work, cache hits included
+            refusal = self.rate_limits.admit(environ)
+            if refusal is not None:
+                return self.refuse(environ, start_response, refusal)
         cache_key = request_key(environ)
         if self.router is None:
             return self.serve(environ, start_response, cache_key, None)
@@ -153,6 +164,14 @@ class Application:
         response.headers.extend(self.sent_headers(environ, vary, public=request.page))
         return response(environ, start_response)
 
+    def refuse(
+        self, environ: WSGIEnvironment, start_response: StartResponse, error: RestError
+    ) -> t.Iterable[bytes]:
+        """A request a rate limit refuses: its 429, with no routing and no query."""
+        response = self.dispatcher.error_response(error, self.request(environ, None, 0))
+        response.headers.extend(self.sent_headers(environ))
+        return response(environ, start_response)
+
     def answer_hit(
         self,
         environ: WSGIEnvironment,
@@ -200,6 +219,8 @@ class Application:
             headers.append(("Vary", f"{vary}, Origin" if vary else "Origin"))
         elif vary:
             headers.append(("Vary", vary))
+        if self.rate_limits is not None:  # what the request's buckets hold
+            headers += environ.get(HEADERS_KEY, ())
         return headers + cors
 
     def request(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import ipaddress
 import os
 import typing as t
 from urllib.parse import urlsplit
@@ -110,6 +111,22 @@ class Settings:
     site_templates_dir: str | None = None
     #: the most requests one ``POST /batch/v1`` may hold (WordPress's default, 25)
     batch_max_requests: int = 25
+    #: rate limits (``docs/rate-limits.md``), requests per ``rate_limit_window``; 0: off.
+    #: Anonymous requests count per client address, authenticated ones per user
+    rate_limit_anonymous: int = 0
+    rate_limit_authenticated: int = 0
+    #: writes per window per user, counted on top of ``rate_limit_authenticated``
+    rate_limit_writes: int = 0
+    #: seconds in which a whole limit may be spent (a bucket refills over it)
+    rate_limit_window: int = 60
+    #: ``redis://host:port/db[?prefix=...]``: every process and machine shares exact
+    #: counts; None: each process counts for itself, its share of each limit
+    rate_limit_redis_url: str | None = None
+    #: the processes serving this app, each counting its share (``serve --workers``)
+    worker_processes: int = 1
+    #: proxies (addresses or CIDRs) whose ``X-Forwarded-For``/``Forwarded`` name the
+    #: client; env: comma-separated; empty: the client is ``REMOTE_ADDR``
+    trusted_proxies: tuple[str, ...] = ()
 
     @classmethod
     def build(
@@ -147,6 +164,12 @@ class Settings:
             replicas = replicas.split(",")
         values["read_database_urls"] = tuple(
             url.strip() for url in t.cast(t.Iterable[str], replicas) if url.strip()
+        )
+        proxies = values.get("trusted_proxies", ())
+        if isinstance(proxies, str):
+            proxies = proxies.split(",")
+        values["trusted_proxies"] = tuple(
+            proxy.strip() for proxy in t.cast(t.Iterable[str], proxies) if proxy.strip()
         )
         settings = cls(**values)  # type: ignore[arg-type]
         settings.validate()
@@ -190,6 +213,7 @@ class Settings:
                     "for the database and every replica)"
                 )
         self.validate_site()
+        self.validate_rate_limits()
         try:
             resolve_timezone(self.timezone)
         except DateParseError as exc:
@@ -204,6 +228,30 @@ class Settings:
         require_positive(self, ("site_month_events_per_day",), "integer")
         if self.site_templates_dir is not None and not os.path.isdir(self.site_templates_dir):
             raise ValueError(f"site_templates_dir: {self.site_templates_dir!r} is not a directory")
+
+    def validate_rate_limits(self) -> None:
+        """The rate limits' settings (``docs/rate-limits.md``)."""
+        for name in ("rate_limit_anonymous", "rate_limit_authenticated", "rate_limit_writes"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 (off) or a positive integer")
+        require_positive(self, ("rate_limit_window", "worker_processes"), "integer")
+        url = self.rate_limit_redis_url
+        if url and urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("rate_limit_redis_url must be a redis://, rediss:// or unix:// URL")
+        for proxy in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"trusted_proxies: {proxy!r} is not an address or a CIDR network"
+                ) from None
+
+    @property
+    def rate_limited(self) -> bool:
+        """Whether any rate limit is on (else no request pays for them)."""
+        return bool(
+            self.rate_limit_anonymous or self.rate_limit_authenticated or self.rate_limit_writes
+        )
 
     @property
     def site_zone(self) -> dt.tzinfo:

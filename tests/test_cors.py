@@ -45,6 +45,9 @@ E = [
     "Content-Disposition",
     "X-Calendar-Generation",
     "X-Calendar-Cache",
+    "RateLimit-Policy",
+    "RateLimit",
+    "Retry-After",
 ]
 M = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]
 H = [

@@ -185,7 +185,11 @@ def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> 
     print(_("Serving %(url)s (Ctrl+C to stop)") % {"url": url}, flush=True)
     try:
         serve_workers(
-            lambda: create_app(settings.database_url, cache_entries=cache_entries),
+            lambda: create_app(
+                settings.database_url,
+                cache_entries=cache_entries,
+                worker_processes=args.workers,  # each counts its share of the rate limits
+            ),
             host=args.host,
             port=args.port,
             workers=args.workers,

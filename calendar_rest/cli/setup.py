@@ -74,9 +74,27 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
         _("Loaded demo data into %(where)s: %(counts)s.")
         % {"where": display_url(settings.database_url), "counts": counts}
     )
+    print(rate_limit_hint(settings, _))
     print(
         _("Demo administrator “%(name)s”, application password (shown once):")
         % {"name": demo.DEMO_ADMIN}
     )
     print(result.admin_password)
     return 0
+
+
+#: what ``docs/rate-limits.md`` recommends for a public site, per minute
+RECOMMENDED_RATE_LIMITS = {"ANONYMOUS": 600, "AUTHENTICATED": 1200, "WRITES": 120}
+
+
+def rate_limit_hint(settings: Settings, _: Translate) -> str:
+    """How to switch the rate limits on (off by default), or that they are on."""
+    if settings.rate_limited:
+        return _("Rate limits are on (docs/rate-limits.md).")
+    variables = " ".join(
+        f"CALENDAR_REST_RATE_LIMIT_{name}={value}"
+        for name, value in RECOMMENDED_RATE_LIMITS.items()
+    )
+    return _(
+        "Rate limits are off; for a public site, serve with %(variables)s (docs/rate-limits.md)."
+    ) % {"variables": variables}

@@ -1,4 +1,4 @@
-"""``calendar-rest users create|list|passwords|add-password|revoke``."""
+"""``calendar-rest users create|list|passwords|add-password|revoke|set|unlock``."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from ..repository.users import (
     add_application_password,
     create_user,
     revoke_application_passwords,
+    set_rate_limit_exempt,
 )
 from ..settings import Settings
 from .database import open_database
@@ -83,6 +84,23 @@ def add_commands(commands: t.Any, _: Translate) -> None:
         help=_("revoke the one with this id, as `users passwords` lists it"),
     )
     which.add_argument("--all", action="store_true", help=_("revoke all of them"))
+
+    setting = action(
+        "set",
+        cmd_set,
+        _("change a user's settings"),
+        _(
+            "Change a user's settings. --rate-limit-exempt takes the user out of the rate "
+            "limits (a trusted importer), --no-rate-limit-exempt counts it again; running "
+            "servers follow on the user's next request."
+        ),
+    )
+    setting.add_argument(
+        "--rate-limit-exempt",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=_("exempt the user from the rate limits (or not)"),
+    )
 
     unlock = actions.add_parser(
         "unlock",
@@ -208,6 +226,22 @@ def cmd_revoke(args: argparse.Namespace, settings: Settings, _: Translate) -> in
         _("Revoked %(count)d application password(s) of “%(name)s”.")
         % {"count": count, "name": args.name}
     )
+    return 0
+
+
+def cmd_set(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
+    """Change what the options given say about a user (nothing else)."""
+    if args.rate_limit_exempt is None:
+        raise CliError(N_("nothing to set: give --rate-limit-exempt or --no-rate-limit-exempt"))
+    with open_database(settings.database_url) as database:
+        create_schema(database)  # the column, on a database of an earlier version
+        with database.connection_context(), database.atomic():
+            user = _existing_user(args.name)
+            set_rate_limit_exempt(user, args.rate_limit_exempt)
+    if args.rate_limit_exempt:
+        print(_("“%(name)s” is exempt from the rate limits.") % {"name": args.name})
+    else:
+        print(_("“%(name)s” is counted by the rate limits.") % {"name": args.name})
     return 0
 
 

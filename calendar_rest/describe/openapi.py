@@ -51,7 +51,10 @@ STATUS_TEXTS = {
         "A precondition (If-Match, If-Unmodified-Since, If-None-Match) failed: nothing was written"
     ),
     "413": N_("The request body is too large"),
-    "429": N_("Too many failed logins: the login or the address is locked for a while"),
+    "429": N_(
+        "Too many failed logins (the login or the address is locked for a while), or too "
+        "many requests (the rate limits)"
+    ),
     "500": N_("The server failed"),
 }
 #: list totals, in WordPress's and TEC's headers
@@ -98,9 +101,22 @@ IF_NONE_MATCH_WRITE = (
     N_("Tags, or *: refuse the write (412) if the record's current tag is one of them"),
 )
 RETRY_AFTER = {
-    "description": N_("Whole seconds until the lock ends"),
+    "description": N_("Whole seconds until the lock ends, or until a request is allowed again"),
     "required": True,
     "schema": {"type": "integer", "minimum": 1},
+}
+#: the IETF rate limit fields (draft-ietf-httpapi-ratelimit-headers), when a limit counted
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Policy": {
+        "description": N_('The quotas that counted the request, e.g. "anon";q=600;w=60'),
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": N_(
+            'What is left of each quota, and the seconds until it is whole, e.g. "anon";r=0;t=60'
+        ),
+        "schema": {"type": "string"},
+    },
 }
 ROOT_SCHEMA: dict[str, t.Any] = {
     "type": "object",
@@ -289,7 +305,7 @@ def _responses(route: Route, method: str) -> dict[str, t.Any]:
             "description": STATUS_TEXTS[status],
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
         }
-    responses["429"]["headers"] = {"Retry-After": RETRY_AFTER}
+    responses["429"]["headers"] = {"Retry-After": RETRY_AFTER, **RATE_LIMIT_HEADERS}
     return responses
 
 

@@ -24,6 +24,11 @@ other modules are the mechanisms they use (import-linter keeps that order).
 - ``http`` — the request and the response the WordPress way: merged parameters,
   language roots, links that follow the mount point.
 - ``auth`` — HTTP Basic with application passwords, under the failed-login throttle.
+- ``rate_limits`` — the rate limits per client address and per user, counted before
+  any database work, and the IETF ``RateLimit`` headers; ``rate_buckets`` holds their
+  token buckets, in memory or in Redis.
+- ``client_address`` — the client's address behind ``trusted_proxies`` (the rate
+  limits' and the login throttle's).
 - ``cache`` — the response cache, correct across processes (keyed by write generation).
 - ``conditional`` — validators and preconditions (``If-None-Match``, ``If-Match``, 304,
   412).

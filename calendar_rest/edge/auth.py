@@ -2,9 +2,10 @@
 failed-login throttle that guards it (``security.md`` E).
 
 Failures are counted per login (any case; unknown logins count alike) and per client
-address (``REMOTE_ADDR``, never a client-supplied header). Past a limit within the
-window, the login or the address is locked: its attempts are answered 429 with
-``Retry-After``, without verifying the credentials. An address that recently
+address (``REMOTE_ADDR``, or what a trusted proxy forwarded: ``client_address.py``;
+never a header an untrusted peer wrote). Past a limit within the window, the login
+or the address is locked: its attempts are answered 429 with ``Retry-After``,
+without verifying the credentials. An address that recently
 authenticated as a login is exempt from that login's lock (running clients keep
 working while someone else guesses). Counters live in the database (``LoginThrottle``,
 in a sibling file for SQLite: ``db.login_store``), so every process and thread shares

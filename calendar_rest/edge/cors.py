@@ -39,6 +39,9 @@ EXPOSED_HEADERS = (
     "Content-Disposition",
     "X-Calendar-Generation",  # read-your-writes with read replicas (``replicas.py``)
     "X-Calendar-Cache",  # hit or miss of the response cache (``cache.py``)
+    "RateLimit-Policy",  # the quotas counted and what is left (``rate_limits.py``)
+    "RateLimit",
+    "Retry-After",
 )
 ALLOWED_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
 #: the request headers a page may send (``Access-Control-Allow-Headers``), never ``*``

@@ -50,10 +50,12 @@ from .auth import Authenticator
 from .batch import Batches
 from .cache import ReadCache
 from .calls import SERVED_AS, Calls, Values
+from .client_address import ClientAddresses
 from .cors import CorsPolicy, is_preflight
 from .http import Request, drain_body, enveloped, json_response, urls_for
 from .outbox import Outbox
 from .pages import PAGE_RESOURCE_CLASSES, Pages, PageThrottle, page_routes
+from .rate_limits import RateLimits
 from .reads import Reads
 from .targets import Target, bind_targets
 from .writes import Writes
@@ -85,10 +87,16 @@ class Dispatcher:
         clock: Clock,
         cache: ReadCache | None,
         cors: CorsPolicy,
+        addresses: ClientAddresses | None = None,
+        rate_limits: RateLimits | None = None,
     ) -> None:
         self.database = database
         self.settings = settings
         self.cors = cors
+        #: the client address behind trusted proxies (the login throttle's)
+        self.addresses = addresses or ClientAddresses(settings.trusted_proxies)
+        #: told whom verified credentials name, so that the next request counts at once
+        self.rate_limits = rate_limits
         self.authenticator = Authenticator(database, settings, clock)
         #: the API's routes (what the index and /doc describe), then the pages'
         self.routes = route_table(RESOURCE_CLASSES)
@@ -178,7 +186,8 @@ class Dispatcher:
         with connected(self.database, self.authenticator.store):
             request.allow = self.calls.allowed(target.route, values, None)
             call = self.calls.admit(request, target, values, None)
-            call.throttle = PageThrottle(self.authenticator, request.remote_addr or "")
+            address = self.addresses.of(request.environ)
+            call.throttle = PageThrottle(self.authenticator, address)
             response, _ = self.calls.render(request.method, call, target)
         return self.calls.discoverable(response, request)
 
@@ -211,12 +220,19 @@ class Dispatcher:
 
     def authenticate(self, request: Request) -> User | None:
         """Step 3: the caller, once, on its own connection (a failed login is counted
-        in a transaction of its own, apart from the request's)."""
+        in a transaction of its own, apart from the request's); the rate limits learn
+        whom the credentials name (``rate_limits.py``)."""
         header = request.environ.get("HTTP_AUTHORIZATION")
         if not header:
             return None
-        with connected(self.database, self.authenticator.store):
-            return self.authenticator.authenticate(header, request.remote_addr or "")
+        user = None
+        try:
+            with connected(self.database, self.authenticator.store):
+                user = self.authenticator.authenticate(header, self.addresses.of(request.environ))
+        finally:
+            if self.rate_limits is not None:
+                self.rate_limits.verified(header, user)
+        return user
 
     def error_response(self, error: RestError, request: Request) -> Answer:
         if request.page:

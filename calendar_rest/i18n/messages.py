@@ -45,6 +45,7 @@ MESSAGES: dict[str, str] = {
     "rest_invalid_namespace": N_("The specified namespace could not be found."),
     "rest_cannot_edit": N_("Sorry, you are not allowed to edit this record."),
     "rest_too_many_login_attempts": N_("Too many failed login attempts. Please try again later."),
+    "rest_too_many_requests": N_("Too many requests. Please try again later."),
     "rest_cors_origin_not_allowed": N_(
         "Requests that change data are not accepted from this origin."
     ),

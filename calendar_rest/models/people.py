@@ -16,6 +16,8 @@ class User(BaseModel):
     display_name = pw.CharField(max_length=250, default="")
     role = pw.CharField(max_length=20)
     registered = pw.DateTimeField()
+    #: not counted by the rate limits (trusted importers: ``users set --rate-limit-exempt``)
+    rate_limit_exempt = pw.BooleanField(default=False)
 
 
 class ApplicationPassword(BaseModel):

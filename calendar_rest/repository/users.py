@@ -44,3 +44,9 @@ def revoke_application_passwords(user: User, password_id: int | None = None) -> 
     if password_id is not None:
         query = query.where(ApplicationPassword.id == password_id)
     return int(query.execute())
+
+
+def set_rate_limit_exempt(user: User, exempt: bool) -> None:
+    """Exempt ``user`` from the rate limits, or count it again; running servers learn
+    it on the user's next authenticated request."""
+    User.update(rate_limit_exempt=exempt).where(User.id == user.id).execute()
