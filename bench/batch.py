@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             create_schema(app.database)
             medians = measure(app, args.rounds, args.size)
         finally:
-            app.database.close_all()
+            app.database.close()
     row = report(url, args.size, args.rounds, medians)
     RESULTS.mkdir(exist_ok=True)
     backend = url.split(":", 1)[0].split("+", 1)[0]
