@@ -168,7 +168,7 @@ class Application:
         self, environ: WSGIEnvironment, start_response: StartResponse, error: RestError
     ) -> t.Iterable[bytes]:
         """A request a rate limit refuses: its 429, with no routing and no query."""
-        response = self.dispatcher.error_response(error, self.request(environ, None, 0))
+        response = self.dispatcher.refusal(error, self.request(environ, None, 0))
         response.headers.extend(self.sent_headers(environ))
         return response(environ, start_response)
 

@@ -211,9 +211,18 @@ def test_pages_are_counted_per_address_like_any_request(limited: t.Callable[...,
     page = api.client.get("/events/", environ_overrides={"REMOTE_ADDR": "10.1.1.1"})
     assert page.status_code == 200 and page.headers["RateLimit"].startswith('"anon";r=1;')
     assert get(api, address="10.1.1.1").headers["RateLimit"].startswith('"anon";r=0;')
-    assert (
-        api.client.get("/events/", environ_overrides={"REMOTE_ADDR": "10.1.1.1"}).status_code == 429
+    refused = api.client.get(
+        "/events/", headers={"Accept": "text/html"}, environ_overrides={"REMOTE_ADDR": "10.1.1.1"}
     )
+    # a page's refusal is a page (site.md §1: HTML errors for browsers), Retry-After kept
+    assert refused.status_code == 429 and refused.content_type.startswith("text/html")
+    assert int(refused.headers["Retry-After"]) > 0
+    assert "Too many requests" in refused.get_data(as_text=True)
+    root = api.client.get(
+        "/", headers={"Accept": "text/html"}, environ_overrides={"REMOTE_ADDR": "10.1.1.1"}
+    )
+    assert root.status_code == 429 and root.content_type.startswith("text/html")
+    assert_wp_error(get(api, address="10.1.1.1"), 429, "rest_too_many_requests")  # the API: JSON
 
 
 # -- who is counted --------------------------------------------------------------------

@@ -234,6 +234,16 @@ class Dispatcher:
                 self.rate_limits.verified(header, user)
         return user
 
+    def refusal(self, error: RestError, request: Request) -> Answer:
+        """A refusal before routing (a rate limit's 429), no query run: an HTML page
+        where the path is a page's (``/`` for a browser too), else the JSON error."""
+        try:
+            route, _ = self.match(request)
+        except RestError:
+            return self.error_response(error, request)
+        request.page = self.pages.shows_page(route, request)
+        return self.error_response(error, request)
+
     def error_response(self, error: RestError, request: Request) -> Answer:
         if request.page:
             return self.calls.discoverable(self.pages.error_response(error, request), request)

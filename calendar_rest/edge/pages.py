@@ -127,6 +127,13 @@ class Pages:
             request.media_type = HTML
         return route, values
 
+    def shows_page(self, route: Route, request: Request) -> bool:
+        """Whether ``route`` answers ``request`` with a page, decided without a query
+        (for a refusal before routing, such as a rate limit's 429)."""
+        if self.home is not None and route.spec.site and route.spec.path == "/":
+            return prefers_html(request.environ.get("HTTP_ACCEPT"))
+        return is_page(route)
+
     def event_id(self, values: Values) -> int:
         """The ID of the event ``/event/{slug}/ical/`` names (0, which no event has,
         for an unknown slug: the feed's 404)."""

@@ -14,7 +14,7 @@ from ..wire.reply import Reply
 from ..wordpress.urls import Urls
 from .frame import PAGE_HEADERS, Frame, frame_context
 from .rendering import render
-from .texts import BAD_REQUEST, FAILED, NOT_FOUND
+from .texts import BAD_REQUEST, FAILED, NOT_FOUND, TOO_MANY_REQUESTS
 
 
 class Missing(Resource):
@@ -36,6 +36,8 @@ def error_page(error: RestError, settings: Settings, urls: Urls, language: str) 
         title = translate(NOT_FOUND)
     elif error.status == 400:
         title = translate(BAD_REQUEST)
+    elif error.status == 429:
+        title = translate(TOO_MANY_REQUESTS)
     else:
         title = translate(FAILED)
     frame = Frame(title=title, path="/events/")
@@ -45,7 +47,8 @@ def error_page(error: RestError, settings: Settings, urls: Urls, language: str) 
         "params": params,
     }
     body = render(settings.site_templates_dir, "error.html", language, context)
-    return Reply(body, error.status, list(PAGE_HEADERS), HTML_CONTENT_TYPE)
+    # the error's own headers go with it (a 429's ``Retry-After``)
+    return Reply(body, error.status, [*PAGE_HEADERS, *error.headers.items()], HTML_CONTENT_TYPE)
 
 
 def bare_error_page(status: int) -> Reply:
