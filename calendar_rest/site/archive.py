@@ -101,14 +101,7 @@ def list_events(
     walk = walks(filters, None, total, offset + limit, call.total)
     events, venues, linked = archive_page(filters, None, walk, max(limit, 0), offset)
     related = load_related(events, None, call.language, call.total, venues, linked)
-    view = EventView(
-        call.urls,
-        settings.default_currency_symbol,
-        settings.default_currency_code,
-        settings.geolocation,
-        True,
-        call.translate(FREE_LABEL),
-    )
+    view = page_view(call, settings)
     shown = [
         event_data(event, related, view, redact=not can_read_content(None, event, None, None))
         for event in events
@@ -116,3 +109,16 @@ def list_events(
     if newest_first:
         shown.reverse()
     return Listing(shown, total, page, size)
+
+
+def page_view(call: Call, settings: Settings) -> EventView:
+    """How the pages render an event: as the API's single read does, with coordinates
+    when the site has geolocation, in the page's language."""
+    return EventView(
+        call.urls,
+        settings.default_currency_symbol,
+        settings.default_currency_code,
+        settings.geolocation,
+        True,
+        call.translate(FREE_LABEL),
+    )

@@ -20,11 +20,10 @@ from ..queries.lookups.related import load_related
 from ..responders import Call
 from ..rules.permissions import can_read, can_read_content
 from ..settings import Settings
-from ..wire.events import EventView, event_data
+from ..wire.events import event_data
 from ..wire.plain_text import plain_text
 from ..wire.reply import Reply
-from ..wordpress.cost import FREE_LABEL
-from .archive import EventFilter, list_events
+from .archive import EventFilter, list_events, page_view
 from .calendar_links import calendar_links, map_link
 from .cards import card
 from .frame import Frame, page_reply
@@ -52,14 +51,7 @@ def event_page(call: Call, settings: Settings, slug: str, *, posted: bool = Fals
     attempt = attempt_of(call, event) if posted else Attempt()
     unlocked = can_read_content(None, event, attempt.password, None)
     related = load_related([event], None, call.language, call.total)
-    view = EventView(
-        call.urls,
-        settings.default_currency_symbol,
-        settings.default_currency_code,
-        settings.geolocation,
-        True,
-        call.translate(FREE_LABEL),
-    )
+    view = page_view(call, settings)
     data = event_data(event, related, view, redact=not unlocked)
     shown = card(data)
     links = SiteLinks(call.urls, call.language)
