@@ -26,6 +26,7 @@ docstring is its guide). Packages:
 - ``i18n/`` — error messages and the gettext catalogs.
 - ``dates/`` — dates, time zones and recurrence as TEC, PHP and RFC 5545 have them.
 - ``caching/`` — in-process caches and the write-generation watch.
+- ``telemetry/`` — request IDs, Prometheus metrics, JSON and text log lines.
 
 Modules every layer shares:
 

@@ -22,6 +22,7 @@ import peewee
 from . import models
 from .clock import SYSTEM_CLOCK, Clock
 from .db import RoutedPostgresqlDatabase, connect_routed, login_store
+from .edge.answer import status_line
 from .edge.cache import (
     CACHE_HEADER,
     HIT,
@@ -43,6 +44,9 @@ from .edge.http import (
     http_now,
     new_request,
 )
+from .edge.observing import CACHE_KEY, REPLICA_KEY, ROUTE_KEY, Observer
+from .edge.probes import PREFIX as PROBE_PREFIX
+from .edge.probes import Probes
 from .edge.rate_limits import HEADERS_KEY, rate_limits_for
 from .edge.replicas import GENERATION_HEADER, ReadRouter, min_generation
 from .errors import RestError
@@ -50,6 +54,7 @@ from .models import User
 from .queries.lookups.site_state import current_generation
 from .repository.publishing import Publisher
 from .settings import Settings
+from .telemetry.metrics import UNMATCHED, service_metrics
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
@@ -81,15 +86,46 @@ class Application:
         self.dispatcher = Dispatcher(
             database, settings, clock, self.cache, self.cors, self.addresses, self.rate_limits
         )
+        #: this process's metrics (shared by every app it holds), None when off
+        self.metrics = service_metrics() if settings.metrics else None
         self.router = (
-            ReadRouter(database, settings.read_replica_max_lag_seconds)
+            ReadRouter(
+                database,
+                settings.read_replica_max_lag_seconds,
+                lag_seen=self.metrics.replica_lag_seen if self.metrics is not None else None,
+            )
             if isinstance(database, RoutedPostgresqlDatabase) and database.replicas
             else None
+        )
+        self.probes = Probes(database, settings, self.router, self.addresses, self.metrics)
+        self.observer = Observer(
+            self.respond,
+            self.addresses,
+            self.metrics.requests if self.metrics is not None else None,
+            settings.access_log,
         )
 
     def __call__(
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> t.Iterable[bytes]:
+        return self.observer(environ, start_response)  # request ID, metrics, access line
+
+    def respond(self, environ: WSGIEnvironment, start_response: StartResponse) -> t.Iterable[bytes]:
+        """The operator's probes under ``/-/`` (``probes.py``), else the pipeline."""
+        if environ.get("PATH_INFO", "").startswith(PROBE_PREFIX):
+            probe = self.probes.answer(environ)
+            if probe is not None:
+                status, content_type, body = probe
+                headers = [
+                    ("Content-Type", content_type),
+                    ("Content-Length", str(len(body))),
+                    ("Cache-Control", "no-store"),
+                    ("Date", http_now()),
+                ]
+                if status == 405:
+                    headers.append(("Allow", "GET, HEAD"))
+                start_response(status_line(status), headers)
+                return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
         return self.wsgi_app(environ, start_response)
 
     def wsgi_app(
@@ -119,6 +155,9 @@ class Application:
         )
         if replica is not None:
             stack.enter_context(self.router.database.route(replica))
+            environ[REPLICA_KEY] = self.router.number_of(replica)
+        elif self.metrics is not None:
+            self.metrics.primary_reads.inc()
         return seen
 
     def serve(
@@ -155,6 +194,7 @@ class Application:
                 outcome = lookup_outcome()  # the dispatcher's lookup, after it stored its entry
                 if outcome is not None:
                     response.headers[CACHE_HEADER] = outcome
+                    environ[CACHE_KEY] = outcome
         finally:
             if not self.database.is_closed():  # what the generation read took, on a hit
                 self.database.close()
@@ -182,6 +222,7 @@ class Application:
         """An anonymous cache hit, or its 304, with no routing and no request object,
         in the encoding the request takes (the entry keeps both, ``encoding.py``)."""
         headers, body = hit.headers, hit.body
+        environ[CACHE_KEY], environ[ROUTE_KEY] = HIT, hit.route or UNMATCHED
         accept_encoding = environ.get("HTTP_ACCEPT_ENCODING")
         if accept_encoding and hit.compressible and accepts_gzip(accept_encoding):
             headers, body = hit.gzipped()

@@ -19,6 +19,7 @@ from playhouse import db_url
 from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
 
 from .caching.generation_watch import GenerationWatch
+from .telemetry.statements import counted
 
 SQLITE_PRAGMAS = (
     ("journal_mode", "wal"),
@@ -31,6 +32,8 @@ SQLITE_PRAGMAS = (
 #: connections are pooled: opening one (and, on SQLite, running its pragmas) costs
 #: more than serving a cached response
 POOL_OPTIONS = {"max_connections": 64, "stale_timeout": 300, "timeout": 30}
+
+_Database = t.TypeVar("_Database", bound=peewee.Database)
 
 #: ``playhouse.db_url.connect`` with its return type spelled out (playhouse ships no types)
 _connect: t.Callable[..., peewee.Database] = db_url.connect
@@ -78,15 +81,22 @@ def connect_database(url: str, *, watched: bool = True) -> peewee.Database:
             **POOL_OPTIONS,
         }
         if not watched:
-            return _connect(pooled, **options)
-        return WatchedSqliteDatabase(**db_url.parse(pooled), **options)
+            return counting(_connect(pooled, **options))
+        return counting(WatchedSqliteDatabase(**db_url.parse(pooled), **options))
     if scheme == "mysql":
         extra = dict(parse_qsl(parts.query))
         extra.setdefault("charset", "utf8mb4")
-        return _connect(pooled.split("?")[0], **POOL_OPTIONS, **extra)
+        return counting(_connect(pooled.split("?")[0], **POOL_OPTIONS, **extra))
     if scheme in ("postgres", "postgresql"):
-        return _connect(pooled, **POOL_OPTIONS)
+        return counting(_connect(pooled, **POOL_OPTIONS))
     raise ValueError(f"unsupported database URL scheme {scheme!r}")
+
+
+def counting(database: _Database) -> _Database:
+    """``database``, each statement it runs added to its thread's tally (the
+    statements and database time of a request, ``telemetry.statements``)."""
+    setattr(database, "execute_sql", counted(database.execute_sql))  # noqa: B010
+    return database
 
 
 #: seconds a connection attempt to a read replica may take before it counts as down
@@ -105,6 +115,7 @@ class RoutedPostgresqlDatabase(PooledPostgresqlDatabase):  # type: ignore[misc]
 
     def __init__(self, url: str, read_urls: t.Sequence[str]) -> None:
         super().__init__(**db_url.parse(url), **POOL_OPTIONS)
+        counting(self)
         #: the replicas, each a pool of its own
         self.replicas: tuple[peewee.Database, ...] = tuple(
             _connect(

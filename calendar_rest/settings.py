@@ -127,6 +127,16 @@ class Settings:
     #: proxies (addresses or CIDRs) whose ``X-Forwarded-For``/``Forwarded`` name the
     #: client; env: comma-separated; empty: the client is ``REMOTE_ADDR``
     trusted_proxies: tuple[str, ...] = ()
+    #: seconds ``/-/ready`` waits for the primary before it answers 503
+    ready_timeout: float = 2.0
+    #: record the metrics of ``/-/metrics`` (false: nothing recorded, the route a 404)
+    metrics: bool = True
+    #: addresses or CIDRs that may read ``/-/metrics``; env: comma-separated
+    metrics_allow: tuple[str, ...] = ("127.0.0.0/8", "::1")
+    #: ``Authorization: Bearer <metrics_token>`` reads ``/-/metrics`` from anywhere
+    metrics_token: str | None = None
+    #: one access line per request on the ``calendar_rest.access`` logger
+    access_log: bool = True
 
     @classmethod
     def build(
@@ -165,12 +175,15 @@ class Settings:
         values["read_database_urls"] = tuple(
             url.strip() for url in t.cast(t.Iterable[str], replicas) if url.strip()
         )
-        proxies = values.get("trusted_proxies", ())
-        if isinstance(proxies, str):
-            proxies = proxies.split(",")
-        values["trusted_proxies"] = tuple(
-            proxy.strip() for proxy in t.cast(t.Iterable[str], proxies) if proxy.strip()
-        )
+        for name in ("trusted_proxies", "metrics_allow"):
+            if name not in values:
+                continue
+            entries = values[name]
+            if isinstance(entries, str):
+                entries = entries.split(",")
+            values[name] = tuple(
+                entry.strip() for entry in t.cast(t.Iterable[str], entries) if entry.strip()
+            )
         settings = cls(**values)  # type: ignore[arg-type]
         settings.validate()
         return settings
@@ -197,7 +210,9 @@ class Settings:
             "batch_max_requests",
         )
         require_positive(self, positive, "integer")
-        require_positive(self, ("header_timeout", "read_replica_max_lag_seconds"), "number")
+        require_positive(
+            self, ("header_timeout", "read_replica_max_lag_seconds", "ready_timeout"), "number"
+        )
         if self.concurrent_reads < -1:
             raise ValueError("concurrent_reads must be -1 (automatic), 0 (unbounded) or more")
         if not 1 <= self.webhook_timeout <= 30:
@@ -238,13 +253,14 @@ class Settings:
         url = self.rate_limit_redis_url
         if url and urlsplit(url).scheme not in ("redis", "rediss", "unix"):
             raise ValueError("rate_limit_redis_url must be a redis://, rediss:// or unix:// URL")
-        for proxy in self.trusted_proxies:
-            try:
-                ipaddress.ip_network(proxy, strict=False)
-            except ValueError:
-                raise ValueError(
-                    f"trusted_proxies: {proxy!r} is not an address or a CIDR network"
-                ) from None
+        for name in ("trusted_proxies", "metrics_allow"):
+            for entry in getattr(self, name):
+                try:
+                    ipaddress.ip_network(entry, strict=False)
+                except ValueError:
+                    raise ValueError(
+                        f"{name}: {entry!r} is not an address or a CIDR network"
+                    ) from None
 
     @property
     def rate_limited(self) -> bool:

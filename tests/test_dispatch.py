@@ -131,7 +131,8 @@ def test_a_paths_route_is_matched_once_and_each_request_gets_its_own_values(
     for _ in range(2):
         assert api.get(f"/events/by-slug/{long_slug}").status_code == 400
     assert len(walks) == 3
-    request = t.cast(t.Any, type("R", (), {"path": f"/calendar/events/v1/events/{event['id']}"}))
+    path = f"/calendar/events/v1/events/{event['id']}"
+    request = t.cast(t.Any, type("R", (), {"path": path, "environ": {}}))
     _, first = dispatcher.match(request)
     first["id"] = -1  # a caller changing its values changes nobody else's
     assert dispatcher.match(request)[1]["id"] == event["id"]

@@ -4,11 +4,14 @@ arbiter with ``--workers N`` (N > 1, the optional ``workers`` extra)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import socket
+import tempfile
 import threading
 import typing as t
+from pathlib import Path
 
 import peewee
 
@@ -17,6 +20,14 @@ from ..i18n.catalogs import Translate
 from ..i18n.messages import N_
 from ..repository.schema import create_schema
 from ..settings import NAMESPACE, Settings
+from ..telemetry.logs import FORMATS
+from ..telemetry.logs import configure as configure_logs
+from ..telemetry.metrics import (
+    MULTIPROCESS_VARIABLE,
+    multiprocess_directory,
+    process_exited,
+    use_multiprocess,
+)
 from .database import open_database
 from .parsing import CliError, bounded_int
 from .series import roll_forward, run_daily, start_daily_roll_forward
@@ -92,7 +103,20 @@ def add_commands(commands: t.Any, _: Translate) -> None:
         )
         % {"value": Settings.header_timeout},
     )
+    add_log_format(serve, _)
     serve.set_defaults(handler=cmd_serve)
+
+
+def add_log_format(parser: argparse.ArgumentParser, _: Translate) -> None:
+    """``--log-format json|text``: how every log line of the process is written."""
+    parser.add_argument(
+        "--log-format",
+        choices=FORMATS,
+        help=_(
+            "log lines as JSON objects or text, each with its request ID "
+            "(default: text on a terminal, json otherwise)"
+        ),
+    )
 
 
 def positive_seconds(message: str) -> t.Callable[[str], float]:
@@ -129,6 +153,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int
     from ..serving.prefork import workers_available
     from ..serving.server import serve
 
+    configure_logs(args.log_format)
     if args.reuse_port:
         check_reuse_port(args)
     if args.workers > 1 and not workers_available():
@@ -138,7 +163,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int
         create_schema(database)
     if args.workers > 1:
         close_pools(database)  # nothing opened here may outlive the fork
-        return serve_forked(args, settings, _)
+        with shared_metrics():
+            return serve_forked(args, settings, _)
     app = create_app(settings.database_url, cache_entries=max(0, args.cache_entries))
     stop = threading.Event()  # recurring series roll forward at start-up, then daily
     start_daily_roll_forward(app.database, app.settings, stop)
@@ -198,10 +224,32 @@ def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> 
             reuse_port=args.reuse_port,
             max_connections=settings.max_connections,
             header_timeout=settings.header_timeout,
+            worker_exited=process_exited,
         )
     finally:
         stop.set()
     return 0
+
+
+@contextlib.contextmanager
+def shared_metrics() -> t.Iterator[str]:
+    """The metrics of every worker in one directory (``prometheus_client``'s
+    multiprocess mode), so that a scrape of any worker sums them all: the
+    directory of ``PROMETHEUS_MULTIPROC_DIR`` when the operator set one, emptied of
+    an earlier run's files, else a temporary one, removed at exit."""
+    given = multiprocess_directory()
+    if given is not None:
+        for stale in Path(given).glob("*.db"):
+            stale.unlink()
+        use_multiprocess(given)
+        yield given
+        return
+    with tempfile.TemporaryDirectory(prefix="calendar-rest-metrics-") as directory:
+        use_multiprocess(directory)
+        try:
+            yield directory
+        finally:
+            os.environ.pop(MULTIPROCESS_VARIABLE, None)
 
 
 def start_forked_roll_forward(settings: Settings, stop: threading.Event) -> threading.Thread:

@@ -38,4 +38,8 @@ other modules are the mechanisms they use (import-linter keeps that order).
 - ``replicas`` — which PostgreSQL server (primary or a read replica) a read runs on.
 - ``cors`` — cross-origin requests: which origins may read and write.
 - ``answer`` — the app's response type: status, headers and body, known at once.
+- ``observing`` — the outermost step: the request's ID, its metrics and its access
+  line (``operations.md`` §2, §3).
+- ``probes`` — the operator's ``/-/live``, ``/-/ready`` and ``/-/metrics``, answered
+  beside the API, before the rate limits and the cache.
 """

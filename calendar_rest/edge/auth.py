@@ -38,6 +38,7 @@ from ..repository.login_throttle import (
     record_success,
 )
 from ..settings import Settings
+from ..telemetry.metrics import service_metrics
 from ..wordpress.passwords import hash_secret, matches, new_salt
 
 log = logging.getLogger("calendar_rest")
@@ -150,6 +151,7 @@ class Authenticator:
             log.warning("a failed login from %s could not be counted", keys.address)
         for key, locked_until in locks:
             subject = "login" if key == keys.login else "address"
+            service_metrics().login_locks.labels(subject).inc()
             log.warning(
                 "too many failed logins: %s %r (login %r, address %s) locked until %sZ",
                 subject,

@@ -44,6 +44,7 @@ from ..media_types import negotiate
 from ..models import User
 from ..routes import Route
 from ..settings import DEFAULT_LANGUAGE, Settings
+from ..telemetry.metrics import service_metrics
 from .answer import Answer
 from .calls import Calls, Values
 from .cors import TRANSPORT_METHOD, CorsPolicy
@@ -267,7 +268,9 @@ class Batches:
                     raise
                 if attempt == WRITE_ATTEMPTS:
                     log.warning("write conflict on an atomic batch: %s", exc)
+                    service_metrics().write_conflicts.inc()
                     raise RestError("rest_conflict", 409) from None
+                service_metrics().write_retries.inc()
                 time.sleep(0.01 * attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 

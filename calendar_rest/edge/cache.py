@@ -61,11 +61,19 @@ class CachedResponse:
     needs no ``Accept-Encoding``, the responder runs once for both, and the anonymous
     fast path finds either with one look-up."""
 
-    __slots__ = ("status", "headers", "body", "compressible", "_gzipped")
+    __slots__ = ("status", "headers", "body", "compressible", "route", "_gzipped")
 
-    def __init__(self, status: int, headers: tuple[tuple[str, str], ...], body: bytes) -> None:
+    def __init__(
+        self,
+        status: int,
+        headers: tuple[tuple[str, str], ...],
+        body: bytes,
+        route: str | None = None,
+    ) -> None:
         self.status = status
         self.body = body
+        #: the route template that answered it, for a hit's metrics and log line
+        self.route = route
         #: whether it has a gzip variant (text of ``encoding.MIN_BYTES`` or more)
         self.compressible = compressible(status, headers, body)
         #: its identity headers; a compressible entry's ``Vary`` names

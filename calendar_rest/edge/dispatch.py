@@ -53,6 +53,7 @@ from .calls import SERVED_AS, Calls, Values
 from .client_address import ClientAddresses
 from .cors import CorsPolicy, is_preflight
 from .http import Request, drain_body, enveloped, json_response, urls_for
+from .observing import ROUTE_KEY, USER_KEY
 from .outbox import Outbox
 from .pages import PAGE_RESOURCE_CLASSES, Pages, PageThrottle, page_routes
 from .rate_limits import RateLimits
@@ -110,6 +111,8 @@ class Dispatcher:
         #: the same paths come again and again (a path names at most one record)
         self.matched = functools.lru_cache(maxsize=MATCHES_KEPT)(self._match_path)
         self.routes_by_key = {route.key: route for route in served}
+        #: each route's template, the label of its metrics and its access lines
+        self.templates = {route.key: route.rule for route in served}
         classes = {**RESOURCE_CLASSES, **PAGE_RESOURCE_CLASSES}
         self.resources = {name: cls(settings, self.routes) for name, cls in classes.items()}
         self.pages = Pages(settings, self.routes_by_key, database)
@@ -198,7 +201,9 @@ class Dispatcher:
             path = path.rstrip("/") or "/"
         match = self.matched if len(path) <= MATCHED_PATH_LENGTH else self._match_path
         key, values = match(path)
-        return self.routes_by_key[key], dict(values)
+        route = self.routes_by_key[key]
+        request.environ[ROUTE_KEY] = self.templates[key]
+        return route, dict(values)
 
     def _match_path(self, path: str) -> tuple[str, tuple[tuple[str, t.Any], ...]]:
         try:
@@ -232,6 +237,8 @@ class Dispatcher:
         finally:
             if self.rate_limits is not None:
                 self.rate_limits.verified(header, user)
+        if user is not None:
+            request.environ[USER_KEY] = user.id
         return user
 
     def refusal(self, error: RestError, request: Request) -> Answer:

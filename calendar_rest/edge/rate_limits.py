@@ -26,6 +26,7 @@ import typing as t
 
 from ..errors import RestError
 from ..settings import Settings
+from ..telemetry.metrics import service_metrics
 from .client_address import ClientAddresses
 from .rate_buckets import Buckets, Levels, MemoryBuckets, Policy, RedisBuckets
 
@@ -94,7 +95,9 @@ class RateLimits:
             environ[HEADERS_KEY] = headers(levels)
         if admitted:
             return None
-        wait = max(policy.wait(tokens) for policy, tokens in levels if tokens < 1)
+        refused = [(policy, tokens) for policy, tokens in levels if tokens < 1]
+        service_metrics().rate_limited.labels(refused[0][0].name).inc()
+        wait = max(policy.wait(tokens) for policy, tokens in refused)
         return RestError("rest_too_many_requests", 429, headers={"Retry-After": str(wait)})
 
     def verified(self, header: str, user: User | None) -> None:

@@ -23,6 +23,7 @@ from .calls import Calls, Values
 from .conditional import Current, NotModified, not_modified, validators_of
 from .encoding import encode
 from .http import Request, reply_language, urls_for
+from .observing import ROUTE_KEY
 from .tagging import Record
 from .targets import Target
 
@@ -72,7 +73,8 @@ class Reads:
         response = self.respond(request, calls.admit(request, target, values, user), target)
         if response.status_code != 200:
             return response, None
-        cached = CachedResponse(200, tuple(response.headers), response.get_data())
+        route = request.environ.get(ROUTE_KEY)
+        cached = CachedResponse(200, tuple(response.headers), response.get_data(), route)
         self.cache.store(key, request.generation, cached)  # at the generation read before
         return response, cached
 

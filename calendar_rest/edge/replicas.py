@@ -65,8 +65,11 @@ class ReadRouter:
         database: RoutedPostgresqlDatabase,
         max_lag: float,
         monotonic: t.Callable[[], float] = time.monotonic,
+        lag_seen: t.Callable[[int, float], None] | None = None,
     ) -> None:
         self.database = database
+        #: told each replica's number (from 1) and lag in seconds at each check
+        self.lag_seen = lag_seen
         self.max_lag = max_lag
         self.monotonic = monotonic
         self.replicas = [Replica(replica) for replica in database.replicas]
@@ -127,6 +130,16 @@ class ReadRouter:
                 continue
             replica.down, replica.generation = False, shown
             replica.lag = self.lag_of(shown, now)
+            if self.lag_seen is not None:
+                self.lag_seen(self.replicas.index(replica) + 1, replica.lag)
+
+    def number_of(self, database: peewee.Database) -> int:
+        """The number (from 1, in ``read_database_urls``' order) of a replica."""
+        return next(
+            number
+            for number, replica in enumerate(self.replicas, start=1)
+            if replica.database is database
+        )
 
     def lag_of(self, shown: int, now: float) -> float:
         """Seconds since this process first saw the primary past generation ``shown``."""

@@ -32,6 +32,7 @@ from ..repository.changes import collecting_changes
 from ..repository.record_locks import lock_written_record
 from ..responders import Call, ReadyToWrite
 from ..routes import Route
+from ..telemetry.metrics import service_metrics
 from .answer import Answer
 from .calls import Calls, Values
 from .conditional import Current, Preconditions, precondition_failed
@@ -99,7 +100,9 @@ class Writes:
                     raise
                 if attempt == WRITE_ATTEMPTS:
                     log.warning("write conflict on %s %s: %s", request.method, request.path, exc)
+                    service_metrics().write_conflicts.inc()
                     raise RestError("rest_conflict", 409) from None
+                service_metrics().write_retries.inc()
                 time.sleep(0.01 * attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 

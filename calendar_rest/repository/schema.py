@@ -39,6 +39,23 @@ def create_schema(database: pw.Database) -> None:
             database.execute_sql("PRAGMA optimize")
 
 
+def schema_is_current(database: pw.Database) -> bool:
+    """Whether every table and column this version declares exists (what
+    :func:`create_schema` would add is missing otherwise): the readiness probe's
+    check, on an open connection. Models bound elsewhere (a login store) are skipped."""
+    tables = set(database.get_tables())
+    for model in MODELS:
+        if model._meta.database is not database:
+            continue
+        table = model._meta.table_name
+        if table not in tables:
+            return False
+        present = {column.name for column in database.get_columns(table)}
+        if any(field.column_name not in present for field in model._meta.sorted_fields):
+            return False
+    return True
+
+
 def _add_missing_columns(database: pw.Database) -> None:
     """Add the columns a newer version declares to tables that already exist (before
     their indexes are created), and give existing events their iCalendar UID."""

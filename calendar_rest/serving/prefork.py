@@ -54,6 +54,7 @@ def serve_workers(
     reuse_port: bool = False,
     max_connections: int = Settings.max_connections,
     header_timeout: float = Settings.header_timeout,
+    worker_exited: t.Callable[[int], None] | None = None,
 ) -> None:
     """Serve from ``workers`` processes on one listening address, until SIGTERM or SIGINT.
 
@@ -74,6 +75,10 @@ def serve_workers(
     hash. Its costs: connections still waiting in a worker's queue when it dies are
     reset, and a second server started on the same port by the same user shares the
     port instead of failing.
+
+    gunicorn's own lines (workers booted, exited, killed) go to the root logger, in
+    the format the caller configured; ``worker_exited`` is told each worker's pid
+    once it has exited (the metrics drop its live-only values).
     """
     try:
         from gunicorn.app.base import BaseApplication
@@ -93,7 +98,10 @@ def serve_workers(
         # recent gunicorn also opens a control socket at one path per user, shared by
         # every server of that user: not wanted (the signals are the interface)
         "control_socket_disable": True,
+        "logger_class": propagating_logger(),
     }
+    if worker_exited is not None:
+        options["child_exit"] = lambda _arbiter, worker: worker_exited(worker.pid)
 
     class PreFork(BaseApplication):
         def load_config(self) -> None:
@@ -105,6 +113,23 @@ def serve_workers(
             return app_factory()
 
     PreFork().run()
+
+
+def propagating_logger() -> type:
+    """gunicorn's logger, its handlers dropped: its records reach the root logger's
+    handlers (``serve --log-format``), with every other line of the process."""
+    from gunicorn.glogging import Logger
+
+    class Propagating(Logger):
+        def setup(self, cfg: t.Any) -> None:
+            super().setup(cfg)
+            for log in (self.error_log, self.access_log):
+                for handler in list(log.handlers):
+                    if getattr(handler, "_gunicorn", False):
+                        log.removeHandler(handler)
+                log.propagate = True
+
+    return Propagating
 
 
 def waitress_worker(

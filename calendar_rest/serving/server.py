@@ -67,6 +67,11 @@ def waitress_adjustments(
     listen queue (``backlog``, 1,024) until one closes: the header deadline
     (:func:`timed_channel`) frees the slots of the slow. Its loop watches the sockets
     with ``poll``: ``select`` fails on a descriptor above 1,023.
+
+    It passes ``X-Forwarded-For`` and ``Forwarded`` on: the app decides whom they
+    name (``trusted_proxies``, ``edge/client_address.py``), and, from a peer it does
+    not trust, refuses them a scrape of its metrics. waitress 3 drops them by default
+    when it trusts no proxy itself, which hid the client behind every proxy.
     """
     limit = WAITRESS_BODY_LIMIT if max_body_bytes is None else max_body_bytes + 1
     return {
@@ -76,6 +81,7 @@ def waitress_adjustments(
         "cleanup_interval": MAINTENANCE_SECONDS,
         "connection_limit": max_connections,
         "asyncore_use_poll": True,
+        "clear_untrusted_proxy_headers": False,
     }
 
 

@@ -1,0 +1,163 @@
+"""The operator's endpoints (``operations.md`` §1, §2): ``/-/live``, ``/-/ready`` and
+``/-/metrics``, below the app's root, beside the API rather than in it.
+
+They are answered before the rate limits, the response cache and the route map: no
+index or ``/doc`` lists them, no ``Accept`` changes them, nothing caches them
+(``Cache-Control: no-store``), and their access lines are logged at DEBUG. A
+readiness check runs on a thread of its own and is given ``ready_timeout`` seconds:
+a database that hangs makes the probe fail in time rather than hang with it, and
+only one check runs at a time however often the load balancer asks.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hmac
+import ipaddress
+import threading
+import typing as t
+
+import orjson
+import peewee
+
+from ..errors import RestError, no_route
+from ..repository.schema import schema_is_current
+from ..settings import Settings
+from ..telemetry.metrics import CONTENT_TYPE, ServiceMetrics
+from .client_address import ClientAddresses, parse_address
+from .observing import PROBE_KEY
+from .replicas import UNREACHABLE, ReadRouter
+
+PREFIX = "/-/"
+READ_METHODS = ("GET", "HEAD")
+JSON = "application/json; charset=UTF-8"
+#: what a probe answers: status, content type, body
+Probe = tuple[int, str, bytes]
+
+
+class Readiness:
+    """Whether the primary answers and its schema is current, within a timeout."""
+
+    def __init__(self, database: peewee.Database, timeout: float) -> None:
+        self.database = database
+        self.timeout = timeout
+        self._executor = concurrent.futures.ThreadPoolExecutor(1, "calendar-rest-ready")
+        self._running: concurrent.futures.Future[dict[str, str]] | None = None
+        self._lock = threading.Lock()
+
+    def check(self) -> dict[str, str]:
+        """``{"database": "ok"}`` and, when reached, ``"schema": "ok"|"outdated"``;
+        ``"unreachable"`` when the database failed or took longer than the timeout."""
+        with self._lock:  # a check still running (a hung server) is waited on again
+            if self._running is None or self._running.done():
+                self._running = self._executor.submit(self._check)
+            running = self._running
+        try:
+            return running.result(timeout=self.timeout)
+        except concurrent.futures.TimeoutError:
+            return {"database": "unreachable"}
+
+    def _check(self) -> dict[str, str]:
+        try:
+            with self.database.connection_context():
+                self.database.execute_sql("SELECT 1")
+                current = schema_is_current(self.database)
+        except (*UNREACHABLE, peewee.DatabaseError):
+            return {"database": "unreachable"}
+        return {"database": "ok", "schema": "ok" if current else "outdated"}
+
+
+class Probes:
+    """Answers the paths under ``/-/``; any other path is the pipeline's."""
+
+    def __init__(
+        self,
+        database: peewee.Database,
+        settings: Settings,
+        router: ReadRouter | None,
+        addresses: ClientAddresses,
+        metrics: ServiceMetrics | None,
+    ) -> None:
+        self.readiness = Readiness(database, settings.ready_timeout)
+        self.router = router
+        self.addresses = addresses
+        self.metrics = metrics
+        self.token = (settings.metrics_token or "").encode()
+        self.allowed = tuple(
+            ipaddress.ip_network(entry, strict=False) for entry in settings.metrics_allow
+        )
+        self.paths: dict[str, t.Callable[[dict[str, t.Any]], Probe]] = {
+            "/-/live": self.live,
+            "/-/ready": self.ready,
+            "/-/metrics": self.scrape,
+        }
+
+    def answer(self, environ: dict[str, t.Any]) -> Probe | None:
+        """The probe ``environ`` asks for, None for a path that is no probe's."""
+        probe = self.paths.get(environ.get("PATH_INFO", ""))
+        if probe is None:
+            return None
+        environ[PROBE_KEY] = True
+        if environ.get("REQUEST_METHOD") not in READ_METHODS:
+            return error(RestError("rest_no_route", 405))
+        return probe(environ)
+
+    def live(self, environ: dict[str, t.Any]) -> Probe:
+        """The process answers: nothing else is looked at."""
+        return 200, JSON, orjson.dumps({"status": "ok"})
+
+    def ready(self, environ: dict[str, t.Any]) -> Probe:
+        """200 when the primary answers and its schema is current, else 503 naming
+        what failed; the replicas are reported and never make it fail."""
+        checked = self.readiness.check()
+        failed = checked["database"] != "ok" or checked.get("schema") != "ok"
+        document: dict[str, t.Any] = {"status": "unavailable" if failed else "ok", **checked}
+        document["replicas"] = self.replicas()
+        return (503 if failed else 200), JSON, orjson.dumps(document)
+
+    def replicas(self) -> list[dict[str, t.Any]]:
+        """Each replica as the read router last found it (checked again when due)."""
+        if self.router is None:
+            return []
+        self.router.usable()  # refreshes the checks that are due, as a read would
+        return [
+            {
+                "replica": number,
+                "status": "down" if replica.down else "ok",
+                "lag_seconds": None if replica.down else round(replica.lag, 3),
+                "skipped": replica.down or replica.lag > self.router.max_lag,
+            }
+            for number, replica in enumerate(self.router.replicas, start=1)
+        ]
+
+    def scrape(self, environ: dict[str, t.Any]) -> Probe:
+        """The metrics, to an allowed address or the bearer of ``metrics_token``;
+        to anyone else the route does not exist."""
+        if self.metrics is None or not self.may_scrape(environ):
+            return error(no_route())
+        return 200, CONTENT_TYPE, self.metrics.exposition()
+
+    def may_scrape(self, environ: dict[str, t.Any]) -> bool:
+        """The bearer token, when one is set, else a client address in
+        ``metrics_allow``. A request that a proxy not among ``trusted_proxies``
+        forwarded is never admitted by address: behind a local proxy every client
+        would look local."""
+        header = str(environ.get("HTTP_AUTHORIZATION", ""))
+        if self.token and header[:7].lower() == "bearer ":
+            return hmac.compare_digest(header[7:].strip().encode(), self.token)
+        forwarded = "HTTP_X_FORWARDED_FOR" in environ or "HTTP_FORWARDED" in environ
+        if forwarded and not self.addresses.is_trusted(
+            parse_address(str(environ.get("REMOTE_ADDR", "")))
+        ):
+            return False
+        address = parse_address(self.addresses.of(environ))
+        if address is None:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.allowed)
+
+
+def error(failure: RestError) -> Probe:
+    """A probe's refusal as the API's JSON error, in English."""
+    return failure.status, JSON, orjson.dumps(failure.body())
