@@ -178,9 +178,19 @@ def configure(
     handler.setFormatter(formatter_for(log_format or default_format(stream)))
     handler.addFilter(RequestIdFilter())
     root = logging.getLogger()
-    if _installed is not None:
-        root.removeHandler(_installed)
+    unconfigure()
     root.addHandler(handler)
     root.setLevel(level)
+    # Peewee logs every statement with its parameters at DEBUG: request bodies and
+    # password hashes. Not even a DEBUG log may carry them (operations.md §3).
+    logging.getLogger("peewee").setLevel(max(level, logging.INFO))
     _installed = handler
     return handler
+
+
+def unconfigure() -> None:
+    """Remove the handler :func:`configure` installed, if any."""
+    global _installed
+    if _installed is not None:
+        logging.getLogger().removeHandler(_installed)
+        _installed = None
