@@ -113,11 +113,12 @@ class Observer:
             "status": status,
             "bytes": size_of(headers, body),
             "duration_ms": round(seconds * 1000, 3),
-            "cache": cache,
             "user": environ.get(USER_KEY),
             "client": self.addresses.of(environ),
             "replica": environ.get(REPLICA_KEY),
         }
+        if cache is not None:  # absent when the cache was not looked up
+            fields["cache"] = cache
         write_access(fields, created, logging.DEBUG if probe else logging.INFO)
 
 
