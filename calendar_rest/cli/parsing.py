@@ -1,4 +1,5 @@
-"""The command line's own machinery: a translated argparse, and the one-line error.
+"""The command line's own machinery: a translated argparse, the one-line error, and
+the options several commands share (``--log-format``).
 
 The command speaks the operator's language (English or French, chosen from the
 environment by ``i18n.environment_language``): argparse's own texts (usage prefix,
@@ -15,6 +16,7 @@ import sys
 import typing as t
 
 from ..i18n.catalogs import Translate
+from ..telemetry.logs import FORMATS
 
 PROG = "calendar-rest"
 
@@ -98,3 +100,15 @@ def bounded_int(low: int, high: int | None, message: str) -> t.Callable[[str], i
         return value
 
     return parse
+
+
+def add_log_format(parser: argparse.ArgumentParser, _: Translate) -> None:
+    """``--log-format json|text``: how every log line of the process is written."""
+    parser.add_argument(
+        "--log-format",
+        choices=FORMATS,
+        help=_(
+            "log lines as JSON objects or text, each with its request ID "
+            "(default: text on a terminal, json otherwise)"
+        ),
+    )

@@ -20,7 +20,6 @@ from ..i18n.catalogs import Translate
 from ..i18n.messages import N_
 from ..repository.schema import create_schema
 from ..settings import NAMESPACE, Settings
-from ..telemetry.logs import FORMATS
 from ..telemetry.logs import configure as configure_logs
 from ..telemetry.metrics import (
     MULTIPROCESS_VARIABLE,
@@ -29,7 +28,7 @@ from ..telemetry.metrics import (
     use_multiprocess,
 )
 from .database import open_database
-from .parsing import CliError, bounded_int
+from .parsing import CliError, add_log_format, bounded_int
 from .series import roll_forward, run_daily, start_daily_roll_forward
 
 NO_WORKERS = N_(
@@ -105,18 +104,6 @@ def add_commands(commands: t.Any, _: Translate) -> None:
     )
     add_log_format(serve, _)
     serve.set_defaults(handler=cmd_serve)
-
-
-def add_log_format(parser: argparse.ArgumentParser, _: Translate) -> None:
-    """``--log-format json|text``: how every log line of the process is written."""
-    parser.add_argument(
-        "--log-format",
-        choices=FORMATS,
-        help=_(
-            "log lines as JSON objects or text, each with its request ID "
-            "(default: text on a terminal, json otherwise)"
-        ),
-    )
 
 
 def positive_seconds(message: str) -> t.Callable[[str], float]:

@@ -1,7 +1,8 @@
 """``calendar-rest webhooks run|list|disable|enable|retry`` (``sync.md`` §5.2).
 
-``run`` is the delivery worker: start one or several beside the servers. The other
-actions are the operator's: they never show a secret.
+``run`` is the delivery worker: start one or several beside the servers, each
+logging like ``serve`` (``--log-format``) and, with ``--metrics-port``, serving its
+own ``/-/metrics``. The other actions are the operator's: they never show a secret.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import threading
 import typing as t
 
 from ..clock import SYSTEM_CLOCK, utc_now
+from ..delivery.probes import serve_probes
 from ..delivery.worker import LEASE, Worker
 from ..i18n.catalogs import Translate
 from ..i18n.messages import N_
@@ -31,11 +33,14 @@ from ..queries.lookups.webhooks import (
 )
 from ..repository.webhooks import requeue_failed, set_active
 from ..settings import Settings
+from ..telemetry.logs import configure as configure_logs
 from .database import open_database
-from .parsing import CliError, bounded_int
+from .parsing import CliError, add_log_format, bounded_int
 
 Handler = t.Callable[[argparse.Namespace, Settings, Translate], int]
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+CANNOT_SERVE_METRICS = N_("cannot serve the worker's metrics on %(address)s: %(error)s")
+log = logging.getLogger("calendar_rest.webhooks")
 
 
 def add_commands(commands: t.Any, _: Translate) -> None:
@@ -58,6 +63,22 @@ def add_commands(commands: t.Any, _: Translate) -> None:
         default=int(LEASE.total_seconds()),
         help=argparse.SUPPRESS,
     )
+    run.add_argument(
+        "--metrics-port",
+        metavar="PORT",
+        type=bounded_int(0, 65535, _("must be an integer between 0 and 65535")),
+        help=_(
+            "serve /-/live and the worker's Prometheus /-/metrics on this port, the "
+            "latter guarded by metrics_allow and metrics_token (default: not served)"
+        ),
+    )
+    run.add_argument(
+        "--metrics-host",
+        metavar="HOST",
+        default="127.0.0.1",
+        help=_("address the metrics port binds (default %(default)s)"),
+    )
+    add_log_format(run, _)
     run.set_defaults(handler=cmd_run)
 
     listing = actions.add_parser(
@@ -106,18 +127,41 @@ def _stopped_by_signals(stop: threading.Event) -> t.Iterator[None]:
             signal.signal(number, handler)
 
 
+@contextlib.contextmanager
+def _metrics_served(
+    worker: Worker, settings: Settings, args: argparse.Namespace
+) -> t.Iterator[None]:
+    """With ``--metrics-port``: the worker counted and its probes served meanwhile.
+
+    :raises CliError: the address cannot be bound.
+    """
+    if args.metrics_port is None:
+        yield
+        return
+    try:
+        server = serve_probes(worker.measured(), settings, args.metrics_host, args.metrics_port)
+    except (OSError, ValueError) as exc:
+        address = f"{args.metrics_host}:{args.metrics_port}"
+        raise CliError(CANNOT_SERVE_METRICS, address=address, error=str(exc)) from None
+    for url in server.urls:
+        log.info("webhook worker metrics on %s", url)
+    try:
+        yield
+    finally:
+        server.close()
+
+
 def cmd_run(args: argparse.Namespace, settings: Settings, _: Translate) -> int:
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("calendar_rest.webhooks").setLevel(logging.INFO)
+    configure_logs(args.log_format)
     stop = threading.Event()
     with open_database(settings.database_url) as database:
         worker = Worker(database, settings, lease=dt.timedelta(seconds=args.lease))
-        if args.once:
-            worker.run_once()
-            return 0
-        with _stopped_by_signals(stop):
-            worker.run(stop)
+        with _metrics_served(worker, settings, args):
+            if args.once:
+                worker.run_once()
+                return 0
+            with _stopped_by_signals(stop):
+                worker.run(stop)
     return 0
 
 

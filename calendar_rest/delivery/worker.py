@@ -7,15 +7,21 @@ lease``, ``SKIP LOCKED`` on PostgreSQL and MariaDB, a conditional update on SQLi
 while the lease is still this worker's). A worker that dies mid-attempt leaves its
 lease to expire, and the message is sent again, same ``webhook-id``, new signature.
 None of these writes bumps the write generation (no cache depends on them).
+
+While an attempt runs, its message's ``webhook-id`` is the thread's request ID
+(``telemetry.request_ids``): every log line of that delivery carries it. With
+:meth:`Worker.measured`, each attempt is counted by outcome and timed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import queue
 import random
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import peewee
@@ -23,10 +29,12 @@ import peewee
 from ..clock import SYSTEM_CLOCK, Clock, utc_now
 from ..db import backend_name, login_store, replayed
 from ..models import bind_models
-from ..queries.lookups.webhooks import held_message
+from ..queries.lookups.webhooks import held_message, pending_message_count
 from ..repository.changes import prune_changes
-from ..repository.webhooks import claim_due, prune_deliveries, record_attempt
+from ..repository.webhooks import Outcome, claim_due, prune_deliveries, record_attempt
 from ..settings import Settings
+from ..telemetry import request_ids
+from ..telemetry.metrics import WorkerMetrics
 from .schedule import judge
 from .sender import Sender, signed_headers
 
@@ -37,6 +45,22 @@ LEASE = dt.timedelta(seconds=60)
 POLL_INTERVAL = 1.0
 PRUNE_EVERY = dt.timedelta(hours=1)
 Claim = tuple[int, str]
+#: what an attempt came to, as ``calendar_rest_webhook_deliveries`` counts it: a 2xx,
+#: a 410 (the subscription disabled), another failure tried again later, the last
+#: failure (the message ``failed``), an answer recorded too late (another worker
+#: holds the message by then) or an error of the worker's own
+OUTCOMES = ("delivered", "gone", "retry_scheduled", "failed", "lease_lost", "error")
+
+
+def outcome_label(outcome: Outcome, recorded: bool) -> str:
+    """The ``outcome`` label of one attempt (one of :data:`OUTCOMES`)."""
+    if not recorded:
+        return "lease_lost"
+    if outcome.gone:
+        return "gone"
+    if outcome.state == "done":
+        return "delivered"
+    return "retry_scheduled" if outcome.state == "pending" else "failed"
 
 
 class Worker:
@@ -67,6 +91,27 @@ class Worker:
         self.poll_interval = poll_interval
         self.skip_locked = backend_name(database) in ("postgresql", "mysql")
         self.next_prune: dt.datetime | None = None
+        self.metrics: WorkerMetrics | None = None
+
+    def measured(self) -> WorkerMetrics:
+        """Count and time this worker's attempts from now on, in metrics of its own
+        (every outcome shown from the start, at 0)."""
+        metrics = WorkerMetrics(self.outbox_depth)
+        for outcome in OUTCOMES:
+            metrics.deliveries.labels(outcome)
+        self.metrics = metrics
+        return metrics
+
+    def outbox_depth(self) -> float:
+        """Pending messages, read when scraped (on the scraping thread); NaN when the
+        database cannot say (the scrape still answers)."""
+        self.bind()
+        try:
+            with self.database.connection_context():
+                return float(pending_message_count())
+        except peewee.PeeweeException:
+            log.exception("reading the webhook outbox depth failed")
+            return math.nan
 
     def bind(self) -> None:
         """Bind the models to this worker's database for the calling thread (each
@@ -91,11 +136,23 @@ class Worker:
         return claimed
 
     def attempt(self, message_id: int, claim: str) -> None:
-        """Send one claimed message and record the attempt; never raises."""
+        """Send one claimed message and record the attempt; never raises. Its log
+        lines carry the message's ``webhook-id`` as their request ID."""
+        token = request_ids.current.set(None)
         try:
             self._attempt(message_id, claim)
         except Exception:  # noqa: BLE001 - one message must not stop the worker
+            self.count("error")
             log.exception("webhook message %d: attempt failed unexpectedly", message_id)
+        finally:
+            request_ids.current.reset(token)
+
+    def count(self, outcome: str, seconds: float | None = None) -> None:
+        """Count one attempt by outcome and, when it was sent, its time."""
+        if self.metrics is not None:
+            self.metrics.deliveries.labels(outcome).inc()
+            if seconds is not None:
+                self.metrics.delivery_seconds.observe(seconds)
 
     def _attempt(self, message_id: int, claim: str) -> None:
         self.bind()
@@ -103,11 +160,14 @@ class Worker:
             message = held_message(message_id, claim)
         if message is None:  # dropped or taken over meanwhile
             return
+        request_ids.current.set(message.message_id)  # reset by ``attempt``
         subscription = message.subscription
         body = bytes(message.payload)
         started = utc_now(self.clock)
         headers = signed_headers(subscription.signing_key, message.message_id, body, started)
+        sending = time.perf_counter()
         answer = self.sender.send(subscription.url, headers, body)
+        seconds = time.perf_counter() - sending
         ended = utc_now(self.clock)
         number = message.attempts + 1
         outcome = judge(answer, number, started, ended, self.rng)
@@ -118,6 +178,7 @@ class Worker:
 
         with self.database.connection_context():
             replayed(self.database, work)
+        self.count(outcome_label(outcome, recorded[0]), seconds)
         log.info(
             "webhook %s subscription %d attempt %d: status %s, error %s, %d ms%s",
             message.message_id,

@@ -12,8 +12,6 @@ only one check runs at a time however often the load balancer asks.
 from __future__ import annotations
 
 import concurrent.futures
-import hmac
-import ipaddress
 import threading
 import typing as t
 
@@ -24,6 +22,7 @@ from ..errors import RestError, no_route
 from ..repository.schema import schema_is_current
 from ..settings import Settings
 from ..telemetry.metrics import CONTENT_TYPE, ServiceMetrics
+from ..telemetry.scrape_guard import ScrapeGuard
 from .client_address import ClientAddresses, parse_address
 from .observing import PROBE_KEY
 from .replicas import UNREACHABLE, ReadRouter
@@ -82,10 +81,7 @@ class Probes:
         self.router = router
         self.addresses = addresses
         self.metrics = metrics
-        self.token = (settings.metrics_token or "").encode()
-        self.allowed = tuple(
-            ipaddress.ip_network(entry, strict=False) for entry in settings.metrics_allow
-        )
+        self.guard = ScrapeGuard(settings.metrics_allow, settings.metrics_token)
         self.paths: dict[str, t.Callable[[dict[str, t.Any]], Probe]] = {
             "/-/live": self.live,
             "/-/ready": self.ready,
@@ -139,23 +135,17 @@ class Probes:
 
     def may_scrape(self, environ: dict[str, t.Any]) -> bool:
         """The bearer token, when one is set, else a client address in
-        ``metrics_allow``. A request that a proxy not among ``trusted_proxies``
-        forwarded is never admitted by address: behind a local proxy every client
-        would look local."""
-        header = str(environ.get("HTTP_AUTHORIZATION", ""))
-        if self.token and header[:7].lower() == "bearer ":
-            return hmac.compare_digest(header[7:].strip().encode(), self.token)
+        ``metrics_allow`` (``telemetry.scrape_guard``, the worker's rule too). A
+        request that a proxy not among ``trusted_proxies`` forwarded is never
+        admitted by address: behind a local proxy every client would look local."""
         forwarded = "HTTP_X_FORWARDED_FOR" in environ or "HTTP_FORWARDED" in environ
         if forwarded and not self.addresses.is_trusted(
             parse_address(str(environ.get("REMOTE_ADDR", "")))
         ):
-            return False
-        address = parse_address(self.addresses.of(environ))
-        if address is None:
-            return False
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
-        return any(address in network for network in self.allowed)
+            address = None
+        else:
+            address = parse_address(self.addresses.of(environ))
+        return self.guard.admits(str(environ.get("HTTP_AUTHORIZATION", "")), address)
 
 
 def error(failure: RestError) -> Probe:

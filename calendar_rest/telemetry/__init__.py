@@ -11,6 +11,8 @@ all use it. ``prometheus_client`` is imported by ``metrics`` alone.
 - ``metrics`` — the metrics ``operations.md`` §2 lists, as ``prometheus_client``
   objects (summed over processes under ``serve --workers``), the per-request ones
   recorded in batches, and the text a scrape gets.
+- ``scrape_guard`` — who may read ``/-/metrics``: the app's and the worker's rule
+  (``metrics_allow`` addresses, or the ``metrics_token`` bearer).
 - ``logs`` — the JSON and text formats of every log line (the request ID on each),
   the access log line of ``calendar_rest.access``, and ``--log-format``.
 """

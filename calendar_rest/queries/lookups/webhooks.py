@@ -53,6 +53,12 @@ def message_counts() -> dict[tuple[int, str], int]:
     return {(int(row[0]), str(row[1])): int(row[2]) for row in tuples}
 
 
+def pending_message_count() -> int:
+    """Messages waiting in the outbox, due now or later (the worker's outbox depth
+    metric): a range of the ``(state, next_attempt_at)`` index."""
+    return int(WebhookMessage.select().where(WebhookMessage.state == PENDING).count())
+
+
 def attempt_count(subscription_id: int) -> int:
     return int(
         WebhookAttempt.select().where(WebhookAttempt.subscription == subscription_id).count()
