@@ -20,6 +20,9 @@ and change-log entries. The caller was authenticated once, for the whole batch.
   ``rest_batch_failed_dependency`` for every other item (:func:`failed_dependency`).
   A batch that loses a race is replayed whole, as a write is (``WRITE_ATTEMPTS``).
 - Otherwise each item is written in its own transaction, as if sent alone.
+- Rate limits: the batch took one token when admitted (``app.py``); its other items
+  take theirs from the same buckets, all or none, before any item runs
+  (``RateLimits.admit_batch``): refused, the batch is a 429 and nothing is written.
 
 The answer is ``207`` with ``{"responses": [{"body", "status", "headers"}]}`` in
 request order (``http.envelope_of``); it is never cached (a ``POST``), and each
@@ -49,6 +52,7 @@ from .answer import Answer
 from .calls import Calls, Values
 from .cors import TRANSPORT_METHOD, CorsPolicy
 from .http import Request, envelope_of, json_body, json_response, new_request
+from .rate_limits import RateLimits
 from .targets import Target
 from .writes import WRITE_ATTEMPTS, Writes
 
@@ -96,6 +100,9 @@ class Pipeline(t.Protocol):
     @property
     def targets(self) -> t.Mapping[tuple[str, str], Target]: ...
 
+    @property
+    def rate_limits(self) -> RateLimits | None: ...
+
     def match(self, request: Request) -> tuple[Route, Values]: ...
 
     def error_response(self, error: RestError, request: Request) -> Answer: ...
@@ -126,6 +133,11 @@ class Batches:
             raise RestError("rest_batch_max_requests", 400, limit)
         args = calls.admit(request, target, values, user).args
         specs: list[Spec] = args["requests"]
+        limits = pipeline.rate_limits
+        if limits is not None:  # every item is a request: all counted before any runs
+            refusal = limits.admit_batch(request.environ, user, len(specs))
+            if refusal is not None:
+                raise refusal
         if args["validation"] == "require-all-validate":
             failures = [self.refusal(request, spec, user) for spec in specs]
             if any(failure is not None for failure in failures):

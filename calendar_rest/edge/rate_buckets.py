@@ -3,12 +3,14 @@
 A bucket holds up to its quota of tokens and refills at quota per window, so a client
 may spend its whole limit at once and then one request per window/quota. A request
 takes one token from each bucket it is counted in, all or none: refused by one, it
-spends nothing. A bucket left alone for a window is full, which is why one can be
-forgotten then (memory) or expire (Redis) without changing any count.
+spends nothing. A batch takes as many at once as it holds items (``count``), all or
+none too (``batch.py``); one token keeps its short path. A bucket left alone for a
+window is full, which is why one can be forgotten then (memory) or expire (Redis)
+without changing any count.
 
 Redis (``rate_limit_redis_url``) keeps exact counts across processes and machines:
-one Lua script reads, refills and takes the tokens of every bucket of a request
-atomically, on Redis's own clock. A Redis that does not answer within
+one Lua script reads, refills and takes the tokens of every bucket of a request (or
+of a batch) atomically, on Redis's own clock. A Redis that does not answer within
 :data:`REDIS_TIMEOUT` lets the request through (a limiter must never take the site
 down), and says so in the log at most once a minute.
 """
@@ -65,9 +67,10 @@ class Policy:
         is left, and the whole seconds until it is full again."""
         return f"{self.left}{int(tokens)};t={math.ceil((self.capacity - tokens) * self.per_token)}"
 
-    def wait(self, tokens: float) -> int:
-        """Whole seconds until a bucket holding ``tokens`` holds one again (at least 1)."""
-        return max(1, math.ceil((1 - tokens) / self.rate))
+    def wait(self, tokens: float, count: int = 1) -> int:
+        """Whole seconds until a bucket holding ``tokens`` holds ``count`` again (at
+        least 1)."""
+        return max(1, math.ceil((count - tokens) / self.rate))
 
 
 #: a request's buckets after it: each policy with the tokens its bucket holds
@@ -75,9 +78,12 @@ Levels = tuple[tuple[Policy, float], ...]
 
 
 class Buckets(t.Protocol):
-    def take(self, policies: t.Sequence[Policy], client: str) -> tuple[bool, Levels]:
-        """One token from ``client``'s bucket of every policy, or none: whether the
-        request is admitted, and the levels (none when a shared store did not answer)."""
+    def take(
+        self, policies: t.Sequence[Policy], client: str, count: int = 1
+    ) -> tuple[bool, Levels]:
+        """``count`` tokens from ``client``'s bucket of every policy, or none: whether
+        the request is admitted, and the levels (none when a shared store did not
+        answer)."""
 
 
 class MemoryBuckets:
@@ -90,24 +96,26 @@ class MemoryBuckets:
         self.states: dict[str, tuple[float, float, int]] = {}
         self.sweep_at = 4096
 
-    def take(self, policies: t.Sequence[Policy], client: str) -> tuple[bool, Levels]:
+    def take(
+        self, policies: t.Sequence[Policy], client: str, count: int = 1
+    ) -> tuple[bool, Levels]:
         if len(policies) == 1:  # the common case, kept short: it runs on every request
-            return self.take_one(policies[0], client)
+            return self.take_one(policies[0], client, count)
         with self.lock:
             now = self.now()
             keys = [policy.prefix + client for policy in policies]
             levels = [
                 self.tokens(policy, key, now) for policy, key in zip(policies, keys, strict=True)
             ]
-            admitted = min(levels) >= 1
-            spent = 1 if admitted else 0
+            admitted = min(levels) >= count
+            spent = count if admitted else 0
             for policy, key, tokens in zip(policies, keys, levels, strict=True):
                 self.states[key] = (tokens - spent, now, policy.window)
             self.sweep_if_due(now)
         pairs = zip(policies, levels, strict=True)
         return admitted, tuple((policy, tokens - spent) for policy, tokens in pairs)
 
-    def take_one(self, policy: Policy, client: str) -> tuple[bool, Levels]:
+    def take_one(self, policy: Policy, client: str, count: int) -> tuple[bool, Levels]:
         """:meth:`take` for one policy, inlined: it runs on every request."""
         key = policy.prefix + client
         states = self.states
@@ -118,9 +126,9 @@ class MemoryBuckets:
                 tokens = policy.capacity
             else:
                 tokens = min(policy.capacity, state[0] + (now - state[1]) * policy.rate)
-            admitted = tokens >= 1
+            admitted = tokens >= count
             if admitted:
-                tokens -= 1
+                tokens -= count
             states[key] = (tokens, now, policy.window)
             if len(states) > self.sweep_at:
                 self.sweep(now)
@@ -144,9 +152,11 @@ class MemoryBuckets:
         self.sweep_at = max(4096, 2 * len(self.states))
 
 
-#: KEYS: the buckets; ARGV: quota and window (ms) of each. Returns 1 or 0 (admitted),
-#: then each bucket's tokens as text (Lua numbers would reach Redis truncated).
+#: KEYS: the buckets; ARGV: quota and window (ms) of each, then the tokens to take
+#: when not 1 (a batch's). Returns 1 or 0 (admitted), then each bucket's tokens as
+#: text (Lua numbers would reach Redis truncated).
 TAKE_SCRIPT = """
+local count = tonumber(ARGV[2 * #KEYS + 1]) or 1
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local tokens = {}
@@ -161,11 +171,11 @@ for i, key in ipairs(KEYS) do
     level = math.min(quota, tonumber(state[1]) + elapsed * quota / window)
   end
   tokens[i] = level
-  if level < 1 then admitted = 0 end
+  if level < count then admitted = 0 end
 end
 local result = {admitted}
 for i, key in ipairs(KEYS) do
-  if admitted == 1 then tokens[i] = tokens[i] - 1 end
+  if admitted == 1 then tokens[i] = tokens[i] - count end
   redis.call('HSET', key, 'n', tostring(tokens[i]), 't', now)
   redis.call('PEXPIRE', key, tonumber(ARGV[2 * i]))
   result[i + 1] = tostring(tokens[i])
@@ -194,10 +204,14 @@ class RedisBuckets:
         self.script = self.client.register_script(TAKE_SCRIPT)
         self.logged_at = -math.inf
 
-    def take(self, policies: t.Sequence[Policy], client: str) -> tuple[bool, Levels]:
+    def take(
+        self, policies: t.Sequence[Policy], client: str, count: int = 1
+    ) -> tuple[bool, Levels]:
         arguments: list[int] = []
         for policy in policies:
             arguments += [policy.quota, policy.window * 1000]
+        if count != 1:
+            arguments.append(count)
         keys = [self.prefix + policy.prefix + client for policy in policies]
         try:
             reply = self.script(keys=keys, args=arguments)

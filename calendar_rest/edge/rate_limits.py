@@ -17,6 +17,7 @@ and ``RateLimit`` (``"anon";r=597;t=42``, ``t`` being the seconds until the whol
 quota is back), per draft-ietf-httpapi-ratelimit-headers. Past a limit the answer is
 429 ``rest_too_many_requests`` with ``Retry-After``. Without Redis each process
 counts for itself and enforces its share of every limit (limit / ``worker_processes``).
+A batch counts as many requests as it holds items (:meth:`RateLimits.admit_batch`).
 """
 
 from __future__ import annotations
@@ -98,6 +99,45 @@ class RateLimits:
         refused = [(policy, tokens) for policy, tokens in levels if tokens < 1]
         service_metrics().rate_limited.labels(refused[0][0].name).inc()
         wait = max(policy.wait(tokens) for policy, tokens in refused)
+        return RestError("rest_too_many_requests", 429, headers={"Retry-After": str(wait)})
+
+    def admit_batch(
+        self, environ: WSGIEnvironment, user: User | None, items: int
+    ) -> RestError | None:
+        """Count a batch's items past the first (counted when the batch was admitted),
+        all or none, where the caller's writes count: the 429 to answer when refused.
+
+        A batch of more items than a bucket ever holds can never pass: it is refused
+        as such (``rest_batch_over_rate_limit``, no ``Retry-After``: no wait helps).
+        """
+        if items < 2:
+            return None
+        if user is None:  # anonymous, or credentials that failed: the address's
+            policies, client = self.anonymous, self.addresses.of(environ)
+        elif user.rate_limit_exempt:
+            return None
+        else:
+            policies, client = self.writes, f"u{user.id}"
+        if not policies:
+            return None
+        smallest = min(policies, key=lambda policy: policy.quota)
+        if items > smallest.quota:
+            service_metrics().rate_limited.labels(smallest.name).inc()
+            return RestError(
+                "rest_batch_over_rate_limit",
+                429,
+                smallest.quota,
+                data={"max_requests": smallest.quota},
+            )
+        admitted, levels = self.buckets.take(policies, client, items - 1)
+        if levels:
+            environ[HEADERS_KEY] = headers(levels)
+        if admitted:
+            return None
+        refused = next(policy for policy, tokens in levels if tokens < items - 1)
+        service_metrics().rate_limited.labels(refused.name).inc()
+        # until every bucket holds the whole batch again: its admission's token too
+        wait = max(policy.wait(tokens, items) for policy, tokens in levels)
         return RestError("rest_too_many_requests", 429, headers={"Retry-After": str(wait)})
 
     def verified(self, header: str, user: User | None) -> None:

@@ -87,6 +87,10 @@ MESSAGES: dict[str, str] = {
     # batch requests (anchors.md §2)
     "rest_batch_max_requests": N_("Too many requests in one batch: a batch holds at most %d."),
     "rest_batch_not_allowed": N_("This request cannot be sent in a batch."),
+    "rest_batch_over_rate_limit": N_(
+        "This batch holds more requests than your rate limit allows in a whole window:"
+        " send at most %d requests per batch."
+    ),
     "rest_batch_failed_dependency": N_(
         "Not run: another request of this atomic batch failed, so nothing of the batch was written."
     ),
