@@ -28,7 +28,10 @@ BATCH_ERRORS = {
     "404": N_("No such record, route or archive page"),
     "409": N_("An atomic batch lost a race with concurrent writes too often; retry it"),
     "413": N_("The request body is too large"),
-    "429": N_("Too many failed logins: the login or the address is locked for a while"),
+    "429": N_(
+        "Too many failed logins (the login or the address is locked for a while), or too "
+        "many requests (the rate limits)"
+    ),
     "500": N_("The server failed"),
 }
 ITEM_ANSWER: dict[str, t.Any] = {

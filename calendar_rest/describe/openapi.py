@@ -160,7 +160,10 @@ def openapi_document(
     for route in routes:  # routes of their own namespace at the site root (batch)
         if route.spec.site and route.spec.namespace:
             item = batch_path_item(route, urls, settings, SECURITY_SCHEME)
-            item["post"]["responses"]["429"]["headers"] = {"Retry-After": RETRY_AFTER}
+            item["post"]["responses"]["429"]["headers"] = {
+                "Retry-After": RETRY_AFTER,
+                **RATE_LIMIT_HEADERS,
+            }
             document["paths"][route.spec.path] = item
     ordered = {key: document[key] for key in TOP_LEVEL_ORDER if key in document}
     ordered["info"] = {key: document["info"][key] for key in ("version", "title", "description")}
