@@ -116,6 +116,11 @@ class RoutedPostgresqlDatabase(PooledPostgresqlDatabase):  # type: ignore[misc]
     def __init__(self, url: str, read_urls: t.Sequence[str]) -> None:
         super().__init__(**db_url.parse(url), **POOL_OPTIONS)
         counting(self)
+        # Peewee's ``connect`` holds one lock per database object while it takes a
+        # connection (a pooled one is checked with a round trip first): a replica
+        # that hangs would then hold up every thread's connection to the primary
+        # too. The state it guards is per thread; each pool keeps its own lock.
+        self._lock = contextlib.nullcontext()
         #: the replicas, each a pool of its own
         self.replicas: tuple[peewee.Database, ...] = tuple(
             _connect(

@@ -74,11 +74,13 @@ def serving(
     settings: dict[str, str] | None = None,
     open_files: tuple[int, int] | None = None,
     options: tuple[str, ...] = (),
+    database: str | None = None,
 ) -> t.Iterator[Served]:
-    """``calendar-rest serve [options]`` on a new SQLite database with ``settings`` in
-    its environment (``CALENDAR_REST_<NAME>``) and, if given, ``open_files`` as its
-    soft and hard limits of open files, until it answers; always stopped."""
-    database = f"sqlite:///{tmp_path / 'served.db'}"
+    """``calendar-rest serve [options]`` on a new SQLite database (or ``database``)
+    with ``settings`` in its environment (``CALENDAR_REST_<NAME>``) and, if given,
+    ``open_files`` as its soft and hard limits of open files, until it answers;
+    always stopped."""
+    database = database or f"sqlite:///{tmp_path / 'served.db'}"
     environment = {k: v for k, v in os.environ.items() if not k.startswith("CALENDAR_REST_")}
     environment.update({f"CALENDAR_REST_{k.upper()}": v for k, v in (settings or {}).items()})
     # the code under test, wherever this checkout is (not an installed copy)
