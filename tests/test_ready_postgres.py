@@ -22,8 +22,11 @@ from pathlib import Path
 import pytest
 from conftest import NS
 from postgres_cluster import Cluster, private_cluster, standby_of
+from prometheus_client.parser import text_string_to_metric_families
 from serve_process import HOST, Served, serving
 from test_replicas import bounded_wait
+
+from calendar_rest.telemetry.metrics import FLUSH_SECONDS
 
 pytestmark = [pytest.mark.slow, pytest.mark.server, pytest.mark.backends("postgresql")]
 
@@ -60,6 +63,20 @@ def call(port: int, path: str, method: str = "GET", timeout: float = BOUND) -> A
 
 def ready(served: Served) -> Answer:
     return call(served.port, "/-/ready")
+
+
+def metric(served: Served, name: str, **labels: str) -> float:
+    """One sample of ``/-/metrics`` (0 when absent), read with prometheus_client's parser,
+    once this process's last second of requests is in."""
+    time.sleep(FLUSH_SECONDS + 0.2)
+    answer = call(served.port, "/-/metrics")
+    assert answer.status == 200, answer.body
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(answer.body.decode())
+        for sample in family.samples
+        if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items())
+    )
 
 
 def reads(served: Served, count: int = 8) -> list[int]:
@@ -204,6 +221,12 @@ def test_ready_reports_the_replica_and_never_fails_for_it(
     first = report(ready(served))
     assert first["replica"] == 1 and first["status"] == "ok" and first["skipped"] is False
     assert isinstance(first["lag_seconds"], float) and first["lag_seconds"] < 1
+    # a read the replica served says so in its access line (serve logs JSON to a file)
+    assert call(served.port, f"{NS}/venues?per_page=3").status == 200
+    lines = [json.loads(line) for line in served.output().splitlines() if line.startswith("{")]
+    assert any(
+        line.get("route") == f"{NS}/venues" and line.get("replica") == 1 for line in lines
+    ), lines[-5:]
 
     # the standby stops replaying while the primary moves on: its lag grows past the
     # bound and it is skipped, still reported up, the probe still 200
@@ -215,6 +238,12 @@ def test_ready_reports_the_replica_and_never_fails_for_it(
         seen = poll(served, lambda answer: report(answer)["skipped"], "the lag to pass 1 s")
         lagging = report(seen[-1])
         assert lagging["status"] == "ok" and lagging["lag_seconds"] > 1
+        # the metrics saw the lag, and the reads it sent to the primary meanwhile
+        assert metric(served, "calendar_rest_replica_lag_seconds", replica="1") > 1
+        fallback = "calendar_rest_replica_fallback_reads_total"
+        before = metric(served, fallback)
+        assert reads(served, 4) == [200] * 4
+        assert metric(served, fallback) - before == 4
     finally:
         standby.execute("SELECT pg_wal_replay_resume()")
     poll(served, lambda answer: not report(answer)["skipped"], "the standby to catch up")
