@@ -35,7 +35,7 @@ import io
 import logging
 import time
 import typing as t
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 import orjson
 import peewee
@@ -168,7 +168,7 @@ class Batches:
         for name, value in spec["headers"].items():
             key = "HTTP_" + name.upper().replace("-", "_")
             if key not in IGNORED_ITEM_HEADERS:
-                environ[key] = value
+                environ[key] = wsgi_text(str(value))
         parts = urlsplit(spec["path"])
         script = outer.get("SCRIPT_NAME", "")
         if batch.language != DEFAULT_LANGUAGE:  # the mount point, without the batch's root
@@ -177,8 +177,10 @@ class Batches:
         environ.update(
             REQUEST_METHOD=spec["method"],
             SCRIPT_NAME=script,
-            PATH_INFO=parts.path,
-            QUERY_STRING=parts.query,
+            # as a server hands them on (PEP 3333): the path percent-decoded, both as
+            # their UTF-8 bytes read as Latin-1 (a character beyond it was a 500)
+            PATH_INFO=unquote_to_bytes(parts.path).decode("latin-1"),
+            QUERY_STRING=wsgi_text(parts.query),
             CONTENT_TYPE="application/json",
             CONTENT_LENGTH=str(len(body)),
         )
@@ -285,6 +287,11 @@ class Batches:
                 service_metrics().write_retries.inc()
                 time.sleep(0.01 * attempt)
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def wsgi_text(text: str) -> str:
+    """``text`` as a WSGI environ holds it: its UTF-8 bytes, one character each."""
+    return text.encode("utf-8", "surrogateescape").decode("latin-1")
 
 
 def failed_dependency(failed: int, translate: t.Callable[[str], str]) -> dict[str, t.Any]:
