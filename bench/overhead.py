@@ -217,7 +217,8 @@ def compare(feature: Feature, args: argparse.Namespace) -> int:
     return report(feature.name, local, served, args)
 
 
-def parse_args(description: str, control: str, argv: list[str] | None) -> argparse.Namespace:
+def arguments(description: str, control: str) -> argparse.ArgumentParser:
+    """The options both benches take (``--control``: what ``control`` says)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds per app")
     parser.add_argument("--duration", type=float, default=2.0, help="seconds per HTTP round")
@@ -227,7 +228,7 @@ def parse_args(description: str, control: str, argv: list[str] | None) -> argpar
     parser.add_argument("--max-requests", type=int, default=200_000)
     parser.add_argument("--requests", type=int, default=20_000, help="in-process hits per round")
     parser.add_argument("--control", action="store_true", help=control)
-    return parser.parse_args(argv)
+    return parser
 
 
 def spread(values: t.Sequence[float]) -> str:

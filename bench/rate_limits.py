@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import typing as t
 
-from overhead import Feature, Variant, compare, headers_of, parse_args
+from overhead import Feature, Variant, arguments, compare, headers_of
 from run import Server
 
 #: limits on, and never reached by the measurement
@@ -47,7 +47,7 @@ RATE_LIMITS = Feature(
 
 def main(argv: list[str] | None = None) -> int:
     control = "both servers without limits: the noise of the method, as a cost"
-    return compare(RATE_LIMITS, parse_args(__doc__.split("\n\n")[0], control, argv))
+    return compare(RATE_LIMITS, arguments(__doc__.split("\n\n")[0], control).parse_args(argv))
 
 
 if __name__ == "__main__":
