@@ -103,27 +103,22 @@ def over_http(
     url: str, args: argparse.Namespace, off: Variant, on: Variant, check: Check
 ) -> dict[str, t.Any]:
     """Requests a second and server CPU a request of the cached read, ``off`` and
-    ``on`` (``off`` twice with ``--control``), alternating rounds."""
-    servers = []
-    with contextlib.ExitStack() as stack:
-        for variant in (off, off if args.control else on):
-            with environment(variant.variables):
-                port = free_port()
-                command = [*app_command(url, port, args.threads), *variant.serve_args]
-                servers.append(stack.enter_context(Server(variant.name, command, port)))
-        for server in servers:  # stored in each one's cache
-            headers_of(server.base)
-        rates: dict[str, list[float]] = {"off": [], "on": []}
-        cpu: dict[str, list[float]] = {"off": [], "on": []}
-        sent = {"off": 0, "on": 0}
-        for turn in range(args.rounds):
-            order = [("off", servers[0]), ("on", servers[1])]
-            for kind, server in order if turn % 2 == 0 else reversed(order):
+    ``on`` (``off`` twice with ``--control``), alternating rounds, each round on two
+    servers started for it (see :func:`serving`)."""
+    rates: dict[str, list[float]] = {"off": [], "on": []}
+    cpu: dict[str, list[float]] = {"off": [], "on": []}
+    for turn in range(args.rounds):
+        order = [("off", off), ("on", off if args.control else on)]
+        order = order if turn % 2 == 0 else order[::-1]
+        with serving(url, args, [variant for _, variant in order]) as servers:
+            sent = {"off": 0, "on": 0}
+            for (kind, _), server in zip(order, servers, strict=True):
                 rate, cpu_us, requests = measure(server, args)
                 rates[kind].append(rate)
                 cpu[kind].append(cpu_us)
-                sent[kind] += requests
-        check(servers[0], servers[1], sent)
+                sent[kind] = requests
+            off_server, on_server = servers if turn % 2 == 0 else servers[::-1]
+            check(off_server, on_server, sent)
     rate_ratios = [pair[1] / pair[0] for pair in zip(rates["off"], rates["on"], strict=True)]
     cpu_ratios = [pair[1] / pair[0] for pair in zip(cpu["off"], cpu["on"], strict=True)]
     return {
@@ -136,6 +131,28 @@ def over_http(
         "cpu_on_over_off": round(statistics.median(cpu_ratios), 4),
         "cost": round(1 - 1 / statistics.median(cpu_ratios), 4),
     }
+
+
+@contextlib.contextmanager
+def serving(
+    url: str, args: argparse.Namespace, variants: list[Variant]
+) -> t.Iterator[list[Server]]:
+    """A server of each variant, started in that order, its cache holding the read.
+
+    Fresh servers every round: two processes alike differ by up to 10 % in CPU a
+    request on a shared machine, for as long as they run (where the kernel placed
+    them, their memory's layout); new ones each round turn that difference into
+    noise the median of the rounds discounts, instead of a cost."""
+    with contextlib.ExitStack() as stack:
+        servers = []
+        for variant in variants:
+            with environment(variant.variables):
+                port = free_port()
+                command = [*app_command(url, port, args.threads), *variant.serve_args]
+                servers.append(stack.enter_context(Server(variant.name, command, port)))
+        for server in servers:
+            headers_of(server.base)
+        yield servers
 
 
 def measure(server: Server, args: argparse.Namespace) -> tuple[float, float, int]:
