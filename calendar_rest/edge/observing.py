@@ -101,9 +101,8 @@ class Observer:
         probe = PROBE_KEY in environ
         if self.metrics is not None and not probe:
             self.metrics.record((route, method, status, seconds, statements, in_database, cache))
-        if not self.access_log_on:
-            return
-        if not access_log.isEnabledFor(logging.DEBUG if probe else logging.INFO):
+        level = logging.DEBUG if probe else logging.INFO
+        if not self.access_log_on or not access_log.isEnabledFor(level):
             return
         fields = {
             "request_id": request_id,
@@ -119,14 +118,14 @@ class Observer:
         }
         if cache is not None:  # absent when the cache was not looked up
             fields["cache"] = cache
-        write_access(fields, created, logging.DEBUG if probe else logging.INFO)
+        write_access(fields, created, level)
 
 
 def size_of(headers: list[tuple[str, str]], body: t.Iterable[bytes]) -> int:
     """The bytes of the answer's body: its ``Content-Length``, else its parts summed
     (the app's answers are known at once: a list)."""
     if isinstance(body, list):
-        return sum(len(part) for part in body)
+        return sum(map(len, body))
     for name, value in headers:
         if name.lower() == "content-length" and value.isdigit():
             return int(value)

@@ -11,4 +11,5 @@ pre-forked, a factory of it) and imports no more of the package than ``settings`
 - ``read_lane`` — one thread for the anonymous reads when the app runs one read at a
   time.
 - ``open_files`` — the descriptors a server's connections need (``ulimit -n``).
+- ``response_head`` — every answer's head as waitress writes it, its per-header loop in C.
 """

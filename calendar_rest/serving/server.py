@@ -18,6 +18,7 @@ import typing as t
 from ..errors import RestError
 from ..settings import Settings
 from .open_files import open_files_for
+from .response_head import answer_task
 
 if t.TYPE_CHECKING:  # pragma: no cover
     from _typeshed.wsgi import WSGIApplication
@@ -207,6 +208,7 @@ def sending_channel(header_timeout: float = Settings.header_timeout) -> type:
     """
 
     class SendingChannel(timed_channel(header_timeout)):  # type: ignore[misc]
+        task_class = answer_task()  # the same head, made by C loops
         error_task_class = json_error_task()
         #: the last send left output behind: the socket was full
         backed_up = False

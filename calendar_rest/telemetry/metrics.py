@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import bisect
 import collections
+import functools
+import itertools
 import os
 import threading
 import time
 import typing as t
+import weakref
 
 import prometheus_client
 from prometheus_client import (
@@ -45,6 +48,10 @@ UNMATCHED = "unmatched"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 STATEMENT_BUCKETS = (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144)
 DB_SECONDS_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+#: the bounds of each histogram's buckets, ``+Inf`` (the last bucket's) included
+LATENCY_BOUNDS = (*LATENCY_BUCKETS, float("inf"))
+STATEMENT_BOUNDS = (*STATEMENT_BUCKETS, float("inf"))
+DB_SECONDS_BOUNDS = (*DB_SECONDS_BUCKETS, float("inf"))
 DELIVERY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0)
 
 
@@ -80,26 +87,17 @@ def exposition(registry: CollectorRegistry) -> bytes:
     return prometheus_client.generate_latest(merged)
 
 
-class _Folded:
-    """Observations of one histogram's labels, folded into bucket counts and a sum."""
-
-    __slots__ = ("counts", "total")
-
-    def __init__(self, buckets: int) -> None:
-        self.counts = [0] * buckets
-        self.total = 0.0
-
-    def add(self, bounds: t.Sequence[float], value: float) -> None:
-        self.counts[bisect.bisect_left(bounds, value)] += 1  # the first bound >= value
-        self.total += value
-
-    def apply(self, child: Histogram) -> None:
-        """Add the folded observations to ``child`` (what ``observe`` does, once per
-        bucket instead of once per observation)."""
-        for bucket, count in zip(child._buckets, self.counts):  # noqa: B905
-            if count:
-                bucket.inc(count)
-        child._sum.inc(self.total)
+def _observe_all(child: Histogram, bounds: tuple[float, ...], values: t.Sequence[float]) -> None:
+    """What ``child.observe`` does for each of ``values``, a bucket at a time: each
+    value counts in the first bucket whose bound is at least the value (``bounds``:
+    the child's, ``+Inf`` last). The values are counted by C loops (``Counter``,
+    ``map``), not one by one in Python."""
+    buckets = child._buckets
+    for index, count in collections.Counter(
+        map(functools.partial(bisect.bisect_left, bounds), values)
+    ).items():
+        buckets[index].inc(count)
+    child._sum.inc(sum(values))
 
 
 #: what a request leaves to be recorded: route template, method, status, seconds,
@@ -145,66 +143,67 @@ class RequestMetrics:
         self._pending: collections.deque[Observation] = collections.deque()
         self._flush_lock = threading.Lock()
         self._flusher: threading.Thread | None = None
-        self._flusher_pid = 0
+        forked = weakref.WeakMethod(self._forked)
+        os.register_at_fork(after_in_child=lambda: (method := forked()) and method())
 
     def record(self, observation: Observation) -> None:
         """Keep one request's observation for the next flush (thread-safe)."""
         self._pending.append(observation)
-        if self._flusher_pid != os.getpid():  # the first request of this process
+        if self._flusher is None:  # the first request of this process
             self._start_flusher()
+
+    def _forked(self) -> None:
+        """In a forked child: no flusher runs there yet (threads are not forked)."""
+        self._flush_lock = threading.Lock()
+        self._flusher = None
 
     def _start_flusher(self) -> None:
         with self._flush_lock:
-            if self._flusher_pid == os.getpid():
+            if self._flusher is not None:
                 return
-            self._flusher_pid = os.getpid()
             self._flusher = threading.Thread(
                 target=self._flush_forever, name="calendar-rest-metrics", daemon=True
             )
             self._flusher.start()
 
     def _flush_forever(self) -> None:
-        pid = os.getpid()
-        while self._flusher_pid == pid:
+        flusher = self._flusher
+        while self._flusher is flusher:
             time.sleep(FLUSH_SECONDS)
             self.flush()
 
     def flush(self) -> None:
-        """Fold what was recorded so far into the metrics."""
+        """Fold what was recorded so far into the metrics, each metric's values at
+        once (:func:`_observe_all`)."""
         with self._flush_lock:
             pending = self._pending
             count = len(pending)
             if not count:
                 return
+            # popped by a C loop; appends meanwhile wait for the next flush
+            taken = list(itertools.islice(iter(pending.popleft, None), count))
+            routes, methods, statuses, seconds, ran, in_database, outcomes = zip(
+                *taken, strict=True
+            )
             requests: dict[tuple[str, str, str], int] = {}
-            cache: dict[str, int] = {}
-            latency: dict[str, _Folded] = {}
-            latency_bounds = (*LATENCY_BUCKETS, float("inf"))
-            statements = _Folded(len(STATEMENT_BUCKETS) + 1)
-            statement_bounds = (*STATEMENT_BUCKETS, float("inf"))
-            db_seconds = _Folded(len(DB_SECONDS_BUCKETS) + 1)
-            db_bounds = (*DB_SECONDS_BUCKETS, float("inf"))
-            take = pending.popleft
-            for _ in range(count):  # appends meanwhile wait for the next flush
-                route, method, status, seconds, ran, in_database, outcome = take()
+            for (route, method, status), number in collections.Counter(
+                zip(routes, methods, statuses, strict=True)
+            ).items():
                 key = (route, method, f"{status // 100}xx")
-                requests[key] = requests.get(key, 0) + 1
-                folded = latency.get(route)
-                if folded is None:
-                    folded = latency[route] = _Folded(len(latency_bounds))
-                folded.add(latency_bounds, seconds)
-                statements.add(statement_bounds, ran)
-                db_seconds.add(db_bounds, in_database)
-                if outcome is not None:
-                    cache[outcome] = cache.get(outcome, 0) + 1
+                requests[key] = requests.get(key, 0) + number
             for labels, number in requests.items():
                 self.requests.labels(*labels).inc(number)
-            for route, folded in latency.items():
-                folded.apply(self.latency.labels(route))
-            statements.apply(self.statements)
-            db_seconds.apply(self.db_seconds)
-            for outcome, number in cache.items():
-                self.cache.labels(outcome).inc(number)
+            distinct = dict.fromkeys(routes)  # in order: the children are made so
+            for route in distinct:
+                of_route = seconds
+                if len(distinct) > 1:
+                    of_route = tuple(itertools.compress(seconds, map(route.__eq__, routes)))
+                _observe_all(self.latency.labels(route), LATENCY_BOUNDS, of_route)
+            _observe_all(self.statements, STATEMENT_BOUNDS, ran)
+            _observe_all(self.db_seconds, DB_SECONDS_BOUNDS, in_database)
+            for outcome, number in collections.Counter(outcomes).items():
+                if outcome is not None:
+                    self.cache.labels(outcome).inc(number)
 
 
 class ServiceMetrics:
