@@ -34,6 +34,7 @@ class Captured:
 
     @property
     def text(self) -> str:
+        self.handler.flush()  # the lines still waiting for their batch
         return self.stream.getvalue()
 
     def json_lines(self) -> list[dict[str, t.Any]]:

@@ -110,7 +110,7 @@ def test_the_log_is_one_json_object_a_line_with_the_client_behind_the_proxy(
             served.port, EVENTS, {"X-Forwarded-For": "198.51.100.23", "X-Request-ID": "via-proxy"}
         )
         assert forwarded.status == 200
-        time.sleep(0.3)
+        time.sleep(0.6)  # the log writes its lines within FLUSH_SECONDS (0.2 s)
         output = served.output()
     lines = [line for line in output.splitlines() if line.startswith("{")]
     documents = [json.loads(line) for line in lines]  # every log line parses
@@ -125,7 +125,7 @@ def test_the_log_is_one_json_object_a_line_with_the_client_behind_the_proxy(
 def test_the_text_format_puts_the_request_id_on_the_line(tmp_path: Path) -> None:
     with serving(tmp_path, options=("--log-format", "text")) as served:
         assert get(served.port, EVENTS, {"X-Request-ID": "text-line-1"}).status == 200
-        time.sleep(0.3)
+        time.sleep(0.6)  # the log writes its lines within FLUSH_SECONDS (0.2 s)
         output = served.output()
     line = next(line for line in output.splitlines() if "[text-line-1]" in line)
     assert "calendar_rest.access" in line and f'"GET {EVENTS}" 200' in line
@@ -134,7 +134,15 @@ def test_the_text_format_puts_the_request_id_on_the_line(tmp_path: Path) -> None
 def test_the_log_is_json_when_standard_error_is_no_terminal(tmp_path: Path) -> None:
     with serving(tmp_path) as served:
         assert get(served.port, EVENTS, {"X-Request-ID": "default-format"}).status == 200
-        time.sleep(0.3)
+        time.sleep(0.6)  # the log writes its lines within FLUSH_SECONDS (0.2 s)
         output = served.output()
     line = next(line for line in output.splitlines() if "default-format" in line)
     assert json.loads(line)["request_id"] == "default-format"
+
+
+def test_the_last_lines_are_written_when_the_server_is_stopped(tmp_path: Path) -> None:
+    """Lines wait up to ``FLUSH_SECONDS`` for their batch; SIGTERM writes them first."""
+    with serving(tmp_path, options=("--log-format", "json")) as served:
+        assert get(served.port, EVENTS, {"X-Request-ID": "just-before-stop"}).status == 200
+    assert '"request_id":"just-before-stop"' in served.output()
+    assert served.process.returncode == -15  # still ended by SIGTERM, as before

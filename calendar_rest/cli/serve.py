@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import logging
 import os
+import signal
 import socket
 import tempfile
 import threading
@@ -153,6 +155,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings, _: Translate) -> int
         with shared_metrics():
             return serve_forked(args, settings, _)
     app = create_app(settings.database_url, cache_entries=max(0, args.cache_entries))
+    write_logs_before_termination()
     stop = threading.Event()  # recurring series roll forward at start-up, then daily
     start_daily_roll_forward(app.database, app.settings, stop)
     host = f"[{args.host}]" if ":" in args.host else args.host
@@ -216,6 +219,21 @@ def serve_forked(args: argparse.Namespace, settings: Settings, _: Translate) -> 
     finally:
         stop.set()
     return 0
+
+
+def write_logs_before_termination() -> None:
+    """On SIGTERM, write the log lines still waiting for their batch
+    (``telemetry.log_writer``), then end as SIGTERM ends the process: waitress's
+    single process has no handler of its own, and would lose them. (gunicorn's
+    workers exit through ``sys.exit``, which writes them.)"""
+
+    def terminate(number: int, frame: object) -> None:
+        logging.shutdown()
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, terminate)
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ import typing as t
 import orjson
 
 from . import request_ids
+from .log_writer import BatchedStreamHandler
 
 ACCESS_LOGGER = "calendar_rest.access"
 access_log = logging.getLogger(ACCESS_LOGGER)
@@ -94,8 +95,7 @@ def write_access(fields: dict[str, t.Any], created: float, level: int = logging.
             line = formatter.access_line(fields, created) + handler.terminator
             try:
                 with t.cast(threading.RLock, handler.lock):  # made by Handler.__init__
-                    handler.stream.write(line)
-                    handler.stream.flush()
+                    handler.add(line)
             except RecursionError:  # as logging.StreamHandler.emit
                 raise
             except Exception:
@@ -209,7 +209,7 @@ def default_format(stream: t.TextIO) -> str:
 
 
 #: the handler :func:`configure` installed on the root logger, replaced by the next call
-_installed: logging.StreamHandler[t.TextIO] | None = None
+_installed: BatchedStreamHandler | None = None
 #: its filters as installed (another one added since: :func:`write_access` uses it not)
 _installed_filters: list[t.Any] = []
 _root = logging.getLogger()
@@ -220,10 +220,11 @@ def configure(
 ) -> logging.Handler:
     """Log every record at ``level`` or above to ``stream`` (standard error) in
     ``log_format`` (None: :func:`default_format`), with request IDs: what ``serve``
-    and ``webhooks run`` do at start."""
+    and ``webhooks run`` do at start. Lines are written in batches, at most
+    ``log_writer.FLUSH_SECONDS`` late (a WARNING or worse at once)."""
     global _installed, _installed_filters
     stream = stream or sys.stderr
-    handler = logging.StreamHandler(stream)
+    handler = BatchedStreamHandler(stream)
     handler.setFormatter(formatter_for(log_format or default_format(stream)))
     handler.addFilter(RequestIdFilter())
     root = logging.getLogger()
@@ -238,8 +239,9 @@ def configure(
 
 
 def unconfigure() -> None:
-    """Remove the handler :func:`configure` installed, if any."""
+    """Remove the handler :func:`configure` installed, if any, its lines written."""
     global _installed
     if _installed is not None:
+        _installed.flush()
         logging.getLogger().removeHandler(_installed)
         _installed = None
