@@ -81,7 +81,9 @@ class BatchedStreamHandler(logging.StreamHandler[t.TextIO]):
 
     def flush(self) -> None:
         with t.cast(threading.RLock, self.lock):
-            if self.pending:
+            if getattr(self.stream, "closed", False):  # nothing left to write to
+                self.pending, self.pending_size = [], 0
+            elif self.pending:
                 self.write_pending()
             elif self.stream is not None and hasattr(self.stream, "flush"):
                 self.stream.flush()
