@@ -24,9 +24,9 @@ from ..repository.schema import create_schema
 from ..settings import NAMESPACE, Settings
 from ..telemetry.logs import configure as configure_logs
 from ..telemetry.metrics import (
-    MULTIPROCESS_VARIABLE,
     multiprocess_directory,
     process_exited,
+    single_process,
     use_multiprocess,
 )
 from .database import open_database
@@ -253,8 +253,8 @@ def shared_metrics() -> t.Iterator[str]:
         use_multiprocess(directory)
         try:
             yield directory
-        finally:
-            os.environ.pop(MULTIPROCESS_VARIABLE, None)
+        finally:  # the directory is gone: a command run in-process again stays whole
+            single_process()
 
 
 def start_forked_roll_forward(settings: Settings, stop: threading.Event) -> threading.Thread:

@@ -64,6 +64,13 @@ def use_multiprocess(directory: str) -> None:
     values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
 
 
+def single_process() -> None:
+    """Leave multiprocess mode (:func:`use_multiprocess`): metrics made from now on
+    keep their values in this process's memory again."""
+    os.environ.pop(MULTIPROCESS_VARIABLE, None)
+    values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+
+
 def multiprocess_directory() -> str | None:
     """The multiprocess directory this process writes to, None when single."""
     return os.environ.get(MULTIPROCESS_VARIABLE) or None
