@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import sys
 import time
 import typing as t
@@ -37,6 +36,7 @@ from overhead import Check, Feature, Variant, arguments, compare, get_path
 from run import Server
 
 from calendar_rest.telemetry import logs
+from calendar_rest.telemetry.log_writer import FLUSH_SECONDS
 
 SETTINGS = ("CALENDAR_REST_METRICS", "CALENDAR_REST_ACCESS_LOG")
 JSON_LOGS = ("--log-format", "json")
@@ -49,11 +49,17 @@ ACCESS_MARK = b'"route":'
 METRIC = "calendar_rest_http_requests_total"
 
 
-def access_lines(server: Server) -> int:
-    """The access lines ``server`` has written to its log file so far."""
-    # opened again: a file position of its own, not the one the server writes at
-    with open(f"/proc/self/fd/{server.log.fileno()}", "rb") as log:
-        return sum(ACCESS_MARK in line for line in log)
+def access_lines(server: Server, at_least: int = 0) -> int:
+    """The access lines ``server`` has written to its log file, once there are
+    ``at_least`` or the lines written in batches are all out (``log_writer``)."""
+    deadline = time.monotonic() + 10 * FLUSH_SECONDS
+    while True:
+        # opened again: a file position of its own, not the one the server writes at
+        with open(f"/proc/self/fd/{server.log.fileno()}", "rb") as log:
+            count = sum(ACCESS_MARK in line for line in log)
+        if count >= at_least or time.monotonic() > deadline:
+            return count
+        time.sleep(FLUSH_SECONDS)
 
 
 def counted_requests(server: Server) -> float:
@@ -74,8 +80,8 @@ def checked(logged: bool) -> Check:
         assert get_path(off.base, "/-/metrics")[0] == 404
         if off.name == on.name:
             return
-        lines, counted = access_lines(on), counted_requests(on)
         expected = sent["on"] if logged else 0
+        lines, counted = access_lines(on, expected), counted_requests(on)
         assert lines >= expected and (logged or not lines), f"{lines} access lines"
         assert counted >= sent["on"], f"{counted} requests counted for {sent['on']}"
         print(f"{on.name}: {lines} access lines written and {counted:.0f} requests counted")
@@ -92,11 +98,11 @@ def json_log(logged: bool) -> t.Callable[[Path, argparse.Namespace], t.ContextMa
     def logging_to_a_file(directory: Path, args: argparse.Namespace) -> t.Iterator[None]:
         path = directory / "access.log"
         with path.open("w") as log:
-            handler = logs.configure("json", log)
+            logs.configure("json", log)
             try:
                 yield
             finally:
-                logging.getLogger().removeHandler(handler)
+                logs.unconfigure()  # its last lines written
         with path.open("rb") as log:
             written = sum(ACCESS_MARK in line for line in log)
         expected = args.rounds * args.requests if logged else 0

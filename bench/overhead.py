@@ -5,10 +5,11 @@ Two measurements, each comparing the feature off with the feature on, on
 ``calendar-rest demo``'s data in one temporary SQLite database:
 
 1. over HTTP, the target (:func:`over_http`): two ``calendar-rest serve`` processes on
-   the same database, differing only in the feature's settings, loaded in turn with
-   the anonymous cached read of ``GET /events`` (``load.py``) in alternating rounds of
-   one run. Each round gives the requests a second and the server's CPU time a
-   request (``/proc``): the cost in throughput of a CPU-bound server is 1 - off/on of
+   the same database, differing only in the feature's settings, started anew each
+   round (:func:`serving`) and loaded in turn, in alternating order, with the
+   anonymous cached read of ``GET /events`` (``load.py``). Each round gives the
+   requests a second and the server's CPU time a request (``/proc``): the cost in
+   throughput of a CPU-bound server is 1 - off/on of
    the median of the rounds' CPU ratios (requests a second are printed too, but on a
    shared machine the other processes move them far more than a few µs do);
 2. in-process, the absolute figure (:func:`in_process`): CPU µs per cached hit of the
